@@ -1,0 +1,73 @@
+package btree
+
+// Augmenter supplies the order of a tree's items and the augmentation
+// kept for every subtree. It is the same interface as package rbtree's.
+type Augmenter[T any, A comparable] interface {
+	// Less reports whether a sorts before b. It must be a strict order,
+	// and the items in one tree must be totally ordered by it: no two
+	// items in a tree compare equal.
+	Less(a, b T) bool
+	// Leaf returns the aggregate of the single item.
+	Leaf(item T) A
+	// Merge combines the aggregates of two adjacent ranges, a before b.
+	// It must be associative; it need not be commutative.
+	Merge(a, b A) A
+}
+
+// Matcher drives Tree.Find.
+type Matcher[T any, A comparable] interface {
+	// MatchAgg reports whether some item of a range whose aggregate is a
+	// may match.
+	MatchAgg(a A) bool
+	// Match reports whether item matches.
+	Match(item T) bool
+}
+
+// step records one level of a descent: the interior node and the index of
+// the child that was taken.
+type step[T any, A comparable] struct {
+	n *inode[T, A]
+	i int
+}
+
+// fold recomputes the aggregate of n's subtree from the cached aggregates
+// of n's items and, in an interior node, of its children, in order:
+//
+//	kaggs[0] · iaggs[0] · kaggs[1] · ... · iaggs[n-1] · kaggs[n]
+//
+// n must hold at least one item, or be an interior node.
+func (t *Tree[T, A, G]) fold(n *node[T, A]) A {
+	c := n.count()
+	if n.leaf {
+		a := n.iaggs[0]
+		for i := 1; i < c; i++ {
+			a = t.aug.Merge(a, n.iaggs[i])
+		}
+		return a
+	}
+	in := n.in()
+	a := in.kaggs[0]
+	for i := 0; i < c; i++ {
+		a = t.aug.Merge(a, n.iaggs[i])
+		a = t.aug.Merge(a, in.kaggs[i+1])
+	}
+	return a
+}
+
+// propagate brings the aggregates above cur up to date after cur's subtree
+// changed. path leads from the root to cur's parent. Going up, each parent
+// refolds its child; as soon as a child's aggregate equals the one already
+// stored, nothing above can have changed and propagation stops. The root's
+// aggregate is kept in t.agg.
+func (t *Tree[T, A, G]) propagate(path []step[T, A], cur *node[T, A]) {
+	for k := len(path) - 1; k >= 0; k-- {
+		p := path[k]
+		a := t.fold(cur)
+		if a == p.n.kaggs[p.i] {
+			return
+		}
+		p.n.kaggs[p.i] = a
+		cur = &p.n.node
+	}
+	t.agg = t.fold(cur)
+}
