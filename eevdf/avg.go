@@ -1,0 +1,172 @@
+package eevdf
+
+import "github.com/schedmodel/fairclass/features"
+
+// The weighted average of vruntime.
+//
+// EEVDF needs V = Σ w_i·v_i / Σ w_i over the queued entities. The kernel
+// keeps it relative to a reference point v0 (zero_vruntime) so that the
+// products stay small:
+//
+//	Σ w_i·v_i / Σ w_i = v0 + Σ w_i·(v_i − v0) / Σ w_i
+//
+// and maintains sum_w_vruntime = Σ w_i·(v_i − v0) and sum_weight = Σ w_i
+// over the timeline at every insertion and removal. The running entity is
+// not in the timeline; whoever needs it adds its term explicitly.
+
+// avgWeight is avg_vruntime_weight: the weight an entity contributes to
+// the sums, its full effective weight unless PARANOID_AVG raised sum_shift.
+//
+// v7.0 summed scale_load_down weights (nice 0 = 1024), which rounds V
+// differently.
+func (rq *CfsRq) avgWeight(w uint64) uint64 {
+	if rq.kernel == KernelV70 {
+		return scaleLoadDown(w)
+	}
+	if rq.sumShift != 0 {
+		return max(2, w>>rq.sumShift)
+	}
+	return w
+}
+
+// w is the weight se contributes to the sums and eligibility.
+func (rq *CfsRq) w(se *SchedEntity) int64 { return int64(rq.avgWeight(se.hload)) }
+
+// entityKey is entity_key: the vruntime relative to zero_vruntime.
+func (rq *CfsRq) entityKey(se *SchedEntity) int64 { return int64(se.vruntime - rq.zeroVruntime) }
+
+// sumAdd is sum_w_vruntime_add (__sum_w_vruntime_add, or the paranoid
+// variant under PARANOID_AVG).
+func (rq *CfsRq) sumAdd(se *SchedEntity) {
+	if !rq.feat.Has(features.ParanoidAvg) {
+		rq.sumWVruntime += rq.entityKey(se) * rq.w(se)
+		rq.sumWeight += uint64(rq.w(se))
+		return
+	}
+	for {
+		key, w := rq.entityKey(se), rq.w(se)
+		prod, ovf := mulOverflow(key, w)
+		sum, ovf2 := addOverflow(rq.sumWVruntime, prod)
+		if !ovf && !ovf2 {
+			rq.sumWVruntime = sum
+			rq.sumWeight += uint64(w)
+			return
+		}
+		if rq.sumShift >= 10 {
+			// The kernel BUGs here; the model adds the wrapped product
+			// so that the sums stay consistent with their definition.
+			rq.sumWVruntime += key * w
+			rq.sumWeight += uint64(w)
+			return
+		}
+		// Halve every weight's contribution and rebuild the sums from the
+		// timeline, leftmost to rightmost, then retry.
+		rq.sumShift++
+		rq.sumWVruntime, rq.sumWeight = 0, 0
+		rq.tl.ascend(func(e *SchedEntity) bool {
+			rq.sumWVruntime += rq.entityKey(e) * rq.w(e)
+			rq.sumWeight += uint64(rq.w(e))
+			return true
+		})
+	}
+}
+
+// sumSub is sum_w_vruntime_sub: the same weight as at the add, because a
+// timeline entity's h_load only changes while it is out of the timeline.
+func (rq *CfsRq) sumSub(se *SchedEntity) {
+	rq.sumWVruntime -= rq.entityKey(se) * rq.w(se)
+	rq.sumWeight -= uint64(rq.w(se))
+}
+
+// updateZeroVruntime is update_zero_vruntime: move the reference point by
+// delta keeping Σ w_i·(v_i − v0) true: it loses sum_weight·delta.
+func (rq *CfsRq) updateZeroVruntime(delta int64) {
+	rq.sumWVruntime -= int64(rq.sumWeight) * delta
+	rq.zeroVruntime += uint64(delta)
+}
+
+// currOnRq returns curr if it is on_rq (and so counts in V), else nil.
+func (rq *CfsRq) currOnRq() *SchedEntity {
+	if c := rq.curr; c != nil && c.onRq {
+		return c
+	}
+	return nil
+}
+
+// avgDelta is the offset of V from zero_vruntime: ⌊Σ key·w / Σ w⌋ over
+// the timeline and an on_rq curr. The numerator is moved down by W−1 when
+// negative so that the truncating division floors; an entity placed
+// exactly at V is therefore eligible. A lone curr is its own average.
+func (rq *CfsRq) avgDelta() int64 {
+	c := rq.currOnRq()
+	load := int64(rq.sumWeight)
+	if load != 0 {
+		runtime := rq.sumWVruntime
+		if c != nil {
+			runtime += rq.entityKey(c) * rq.w(c)
+			load += rq.w(c)
+		}
+		if runtime < 0 {
+			runtime -= load - 1
+		}
+		return runtime / load
+	}
+	if c != nil {
+		return rq.entityKey(c)
+	}
+	return 0
+}
+
+// avgVruntime is avg_vruntime: V, moving zero_vruntime to it. The move is
+// behaviour-neutral (V and every eligibility test are invariant under an
+// integer shift of the reference point); it keeps the products small.
+func (rq *CfsRq) avgVruntime() uint64 {
+	rq.updateZeroVruntime(rq.avgDelta())
+	return rq.zeroVruntime
+}
+
+// ineligibleVruntime is ineligible_vruntime: the smallest vruntime at
+// which curr stops being eligible, given the timeline as it is. curr is
+// eligible iff key_c·W ≤ Σ_tree key·w (its own term cancels out), i.e.
+// iff key_c ≤ ⌊Σ_tree key·w / W_tree⌋; one more is the bound.
+func (rq *CfsRq) ineligibleVruntime() uint64 {
+	var delta int64
+	if load := int64(rq.sumWeight); load != 0 {
+		runtime := rq.sumWVruntime
+		if runtime < 0 {
+			runtime -= load - 1
+		}
+		delta = runtime / load
+	}
+	return rq.zeroVruntime + uint64(delta) + 1
+}
+
+// vruntimeEligible is vruntime_eligible: is v at or before V? Instead of
+// dividing, the kernel cross-multiplies, Σ key_i·w_i ≥ (v − v0)·Σ w_i,
+// which with 128-bit products is exactly "v ≤ V" for V rounded toward −∞.
+// An empty load makes everything eligible.
+func (rq *CfsRq) vruntimeEligible(v uint64) bool {
+	avg := rq.sumWVruntime
+	load := int64(rq.sumWeight)
+	if c := rq.currOnRq(); c != nil {
+		avg += rq.entityKey(c) * rq.w(c)
+		load += rq.w(c)
+	}
+	return geMul128(avg, int64(v-rq.zeroVruntime), load)
+}
+
+// entityEligible is entity_eligible.
+func (rq *CfsRq) entityEligible(se *SchedEntity) bool { return rq.vruntimeEligible(se.vruntime) }
+
+// mulOverflow returns a·b and whether it overflowed int64.
+func mulOverflow(a, b int64) (int64, bool) {
+	hi, lo := mul128(a, b)
+	p := int64(lo)
+	return p, int64(hi) != p>>63
+}
+
+// addOverflow returns a+b and whether it overflowed int64.
+func addOverflow(a, b int64) (int64, bool) {
+	s := a + b
+	return s, (a >= 0) == (b >= 0) && (s >= 0) != (a >= 0)
+}

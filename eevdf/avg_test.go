@@ -1,0 +1,57 @@
+package eevdf
+
+import "testing"
+
+// KERNEL-SPEC §2.8 and §2.9: tree A (key +1000), B (key −3001), curr C on_rq
+// (key +500), all nice 0.
+func TestAvgVruntimeWorkedExample(t *testing.T) {
+	for _, b := range []Backend{BTree, RBTree} {
+		rq, err := NewCfsRq(WithTimeline(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		z := rq.zeroVruntime
+		mk := func(name string, key int64) *SchedEntity {
+			se, _ := NewEntity(name)
+			se.vruntime = z + uint64(key)
+			se.deadline = se.vruntime + 700000
+			se.onRq, se.rq = true, rq
+			return se
+		}
+		a, bb, c := mk("A", 1000), mk("B", -3001), mk("C", 500)
+		rq.enqueueEntity(a)
+		rq.enqueueEntity(bb)
+		rq.curr = c
+		rq.nrQueued, rq.hNrQueued, rq.hNrRunnable, rq.nrRunning = 3, 3, 3, 3
+		rq.loadWeight = 3 * Nice0Load
+
+		const w1 = int64(Nice0Load)
+		if rq.sumWVruntime != -2001*w1 {
+			t.Fatalf("sum_w_vruntime %d, want −2001·W1", rq.sumWVruntime)
+		}
+		// ineligible_vruntime before the move: ⌊−2001/2⌋ = −1001, plus one.
+		if got := rq.ineligibleVruntime(); got != z-1000 {
+			t.Errorf("ineligible_vruntime = Z%+d, want Z−1000", int64(got-z))
+		}
+		if v := rq.V(); v != z-501 {
+			t.Errorf("V() = Z%+d, want Z−501", int64(v-z))
+		}
+		if v := rq.avgVruntime(); v != z-501 || rq.zeroVruntime != z-501 {
+			t.Errorf("avg_vruntime = Z%+d, zero_vruntime Z%+d; want Z−501", int64(v-z), int64(rq.zeroVruntime-z))
+		}
+		if rq.sumWVruntime != -999*w1 {
+			t.Errorf("after the move sum_w_vruntime %d, want −999·W1", rq.sumWVruntime)
+		}
+		if rq.entityEligible(a) || !rq.entityEligible(bb) || rq.entityEligible(c) {
+			t.Errorf("eligibility A %v B %v C %v, want false true false",
+				rq.entityEligible(a), rq.entityEligible(bb), rq.entityEligible(c))
+		}
+		// The move is neutral: ineligible_vruntime is the same point.
+		if got := rq.ineligibleVruntime(); got != z-1000 {
+			t.Errorf("ineligible_vruntime after the move = Z%+d", int64(got-z))
+		}
+		if err := rq.Check(); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,130 @@
+package eevdf
+
+import "math/bits"
+
+// Arithmetic selects how __calc_delta divides.
+type Arithmetic uint8
+
+const (
+	// Division is the modelled kernel's 64-bit path: delta·weight/lw.weight
+	// in u64 integer arithmetic (db4551e2ba34).
+	Division Arithmetic = iota
+	// FixedPoint is the 2^32/weight multiply-and-shift of v7.0 and of 32-bit
+	// kernels; it can differ from Division by ±1 ns.
+	FixedPoint
+)
+
+// calcDelta is __calc_delta(delta, weight, lw): delta·weight/lw.weight.
+//
+// Division: the u64 product wraps for delta·weight ≥ 2^64 (deltas above
+// about 4.9 h at NICE_0_LOAD), exactly as the kernel's does.
+//
+// FixedPoint: delta·weight·inv/2^32, where inv ≈ 2^32/lw.weight comes from the
+// nice table (lw.inv) or is computed as __update_inv_weight does; the factor
+// weight·inv is shifted right until it fits in 32 bits, and the final product
+// is taken 128 bits wide so that it never overflows (mul_u64_u32_shr).
+func calcDelta(mode Arithmetic, delta, weight uint64, lw loadWeight) uint64 {
+	if mode == Division {
+		if lw.weight == 0 {
+			return delta // unreachable for tasks; never divide by zero
+		}
+		return delta * weight / lw.weight
+	}
+	inv := uint64(lw.inv)
+	if inv == 0 {
+		w := scaleLoadDown(lw.weight)
+		switch {
+		case w >= 0xFFFFFFFF:
+			inv = 1
+		case w == 0:
+			inv = 0xFFFFFFFF
+		default:
+			inv = 0xFFFFFFFF / w
+		}
+	}
+	fact := scaleLoadDown(weight)
+	shift := uint(32)
+	if hi := fact >> 32; hi != 0 {
+		fs := uint(bits.Len64(hi))
+		shift -= fs
+		fact >>= fs
+	}
+	fact = uint64(uint32(fact)) * inv
+	if hi := fact >> 32; hi != 0 {
+		fs := uint(bits.Len64(hi))
+		shift -= fs
+		fact >>= fs
+	}
+	h, l := bits.Mul64(delta, fact)
+	// (h:l) >> shift, shift in 0..32.
+	if shift == 0 {
+		return l
+	}
+	return l>>shift | h<<(64-shift)
+}
+
+// calcDeltaFair is calc_delta_fair: real nanoseconds to virtual nanoseconds
+// at the entity's effective weight, delta·NICE_0_LOAD/w. A nice-0 entity's
+// virtual time runs at wall-clock speed.
+func (rq *CfsRq) calcDeltaFair(delta uint64, se *SchedEntity) uint64 {
+	if se.hload != Nice0Load {
+		lw := loadWeight{weight: se.hload}
+		if se.hload == se.load.weight {
+			lw.inv = se.load.inv // the table's wmult, as v7.0 read it from se->load
+		}
+		return calcDelta(rq.arith, delta, Nice0Load, lw)
+	}
+	return delta
+}
+
+// Vruntime-like quantities are u64 that wrap; they are compared through the
+// signed difference (vruntime_cmp / vruntime_op). The kernel starts its
+// zero point at 2^64 − 2^20 so that the wrap happens within the first
+// millisecond of virtual time.
+
+// vBefore reports a < b in the modular order.
+func vBefore(a, b uint64) bool { return int64(a-b) < 0 }
+
+// minVruntime is min_vruntime: b iff b is before a.
+func minVruntime(a, b uint64) uint64 {
+	if int64(b-a) < 0 {
+		return b
+	}
+	return a
+}
+
+// maxVruntime is max_vruntime: b iff b is after a.
+func maxVruntime(a, b uint64) uint64 {
+	if int64(b-a) > 0 {
+		return b
+	}
+	return a
+}
+
+// entityBefore is entity_before: an earlier deadline (no tie-break).
+func entityBefore(a, b *SchedEntity) bool { return int64(a.deadline-b.deadline) < 0 }
+
+// geMul128 reports avg ≥ key·load with the product taken 128 bits wide,
+// as the kernel's vruntime_eligible does with __int128.
+func geMul128(avg, key, load int64) bool {
+	hi, lo := mul128(key, load)
+	ahi := int64(avg >> 63) // sign extension of avg
+	if ahi != int64(hi) {
+		return ahi > int64(hi)
+	}
+	return uint64(avg) >= lo
+}
+
+// mul128 returns the 128-bit two's-complement product a·b: the unsigned
+// product, corrected by subtracting the other operand from the high word
+// for each negative operand.
+func mul128(a, b int64) (hi, lo uint64) {
+	hi, lo = bits.Mul64(uint64(a), uint64(b))
+	if a < 0 {
+		hi -= uint64(b)
+	}
+	if b < 0 {
+		hi -= uint64(a)
+	}
+	return hi, lo
+}

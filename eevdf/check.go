@@ -1,0 +1,166 @@
+package eevdf
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+)
+
+// Check verifies every invariant the runqueue keeps between operations
+// and returns an error naming the first broken one and the entity
+// involved, or nil:
+//
+//  1. the timeline is ordered by (deadline, insertion), every subtree
+//     aggregate (min vruntime, min and max slice) equals its definition, and
+//     the cached leftmost is the first entity;
+//  2. an entity is in the timeline iff it is on_rq and not curr; the
+//     running entity is not delayed (it is on_rq, except between its
+//     Dequeue for a sleep and the next PickNext); no entity is on another
+//     runqueue;
+//  3. the weighted sums equal their definitions recomputed from scratch;
+//  4. Σ w_i·(V − v_i) over the queued entities lies in (−Σ w_i, 0], the
+//     rounding of V toward −∞;
+//  5. the counters agree: nr_queued = h_nr_queued = nr_running = the
+//     queued entities; h_nr_runnable = those not delayed; h_nr_idle = the
+//     SCHED_IDLE ones; load = Σ load.weight;
+//  6. a non-empty queue has an eligible entity, so the pick is never nil;
+//  7. the next buddy is queued here, not delayed (v7.1 allowed that) and
+//     not SCHED_IDLE;
+//  8. queued entities carry their load weight as effective weight.
+//
+// Check runs in O(n) and allocates little; call it after every step in
+// tests and fuzzing.
+func (rq *CfsRq) Check() error {
+	if err := rq.tl.verify(); err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	var (
+		n, runnable, idle int
+		load, sumW        uint64
+		sumWV             int64
+		prevSe            *SchedEntity
+		err               error
+	)
+	account := func(se *SchedEntity) {
+		n++
+		if !se.delayed {
+			runnable++
+		}
+		if se.policy == PolicyIdle {
+			idle++
+		}
+		load += se.load.weight
+		if se.hload != calcPropWeight(se) && err == nil {
+			err = fmt.Errorf("effective weight: %s has h_load %d, load %d", se.name, se.hload, se.load.weight)
+		}
+	}
+	rq.tl.ascend(func(se *SchedEntity) bool {
+		switch {
+		case !se.onRq:
+			err = fmt.Errorf("membership: %s is in the timeline but not on_rq", se.name)
+		case se == rq.curr:
+			err = fmt.Errorf("membership: curr %s is in the timeline", se.name)
+		case se.rq != rq:
+			err = fmt.Errorf("membership: %s is in the timeline of another runqueue", se.name)
+		case prevSe != nil && !(entityAug{}).Less(prevSe, se):
+			err = fmt.Errorf("order: %s (deadline %d) after %s (deadline %d)", se.name, se.deadline, prevSe.name, prevSe.deadline)
+		}
+		if err != nil {
+			return false
+		}
+		prevSe = se
+		account(se)
+		sumW += uint64(rq.w(se))
+		sumWV += rq.entityKey(se) * rq.w(se)
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	if c := rq.curr; c != nil {
+		switch {
+		case c.rq != rq:
+			return fmt.Errorf("membership: curr %s belongs to another runqueue", c.name)
+		case c.delayed:
+			return fmt.Errorf("membership: curr %s is delayed", c.name)
+		}
+		// A curr that is not on_rq has been dequeued for a sleep and is
+		// waiting for PickNext; it counts nowhere.
+		if c.onRq {
+			account(c)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	if sumW != rq.sumWeight || sumWV != rq.sumWVruntime {
+		return fmt.Errorf("sums: sum_weight %d, sum_w_vruntime %d; recomputed %d, %d",
+			rq.sumWeight, rq.sumWVruntime, sumW, sumWV)
+	}
+	if n != rq.nrQueued || n != rq.hNrQueued || n != rq.nrRunning {
+		return fmt.Errorf("counters: %d queued entities, nr_queued %d, h_nr_queued %d, nr_running %d",
+			n, rq.nrQueued, rq.hNrQueued, rq.nrRunning)
+	}
+	if runnable != rq.hNrRunnable || idle != rq.hNrIdle || load != rq.loadWeight {
+		return fmt.Errorf("counters: h_nr_runnable %d (want %d), h_nr_idle %d (want %d), load %d (want %d)",
+			rq.hNrRunnable, runnable, rq.hNrIdle, idle, rq.loadWeight, load)
+	}
+	if err := rq.checkAverage(); err != nil {
+		return err
+	}
+	if nx := rq.next; nx != nil {
+		switch {
+		case !nx.onRq || nx.rq != rq:
+			return fmt.Errorf("buddy: %s is not queued here", nx.name)
+		case nx.delayed && !rq.before71(): // v7.1's set_next_buddy took delayed entities
+			return fmt.Errorf("buddy: %s is delayed", nx.name)
+		case nx.policy == PolicyIdle:
+			return fmt.Errorf("buddy: %s is SCHED_IDLE", nx.name)
+		}
+	}
+	return nil
+}
+
+// errNoEligible reports a non-empty queue without an eligible entity.
+var errNoEligible = errors.New("eligibility: no queued entity is eligible")
+
+// checkAverage checks invariants 4 and 6.
+func (rq *CfsRq) checkAverage() error {
+	if rq.hNrQueued == 0 {
+		return nil
+	}
+	v := rq.V()
+	var (
+		hi, lo uint64 // Σ w·(V − v) as a 128-bit two's-complement sum
+		wsum   uint64
+		any    bool
+	)
+	visit := func(se *SchedEntity) {
+		w := rq.w(se)
+		d := int64(v - se.vruntime)
+		ph, pl := mul128(d, w)
+		var carry uint64
+		lo, carry = bits.Add64(lo, pl, 0)
+		hi += ph + carry
+		wsum += uint64(w)
+		if rq.entityEligible(se) {
+			any = true
+		}
+	}
+	rq.tl.ascend(func(se *SchedEntity) bool { visit(se); return true })
+	if c := rq.currOnRq(); c != nil {
+		visit(c)
+	}
+	if !any {
+		return errNoEligible
+	}
+	// Σ w·(V − v) = W·V − Σ w·v ∈ (−W, 0] because V = ⌊Σ w·v / W⌋.
+	neg := int64(hi) < 0
+	switch {
+	case !neg && (hi != 0 || lo != 0):
+		return fmt.Errorf("average: Σ w·(V − v) = +%d > 0 (V=%d)", lo, v)
+	case neg && (hi != ^uint64(0) || -lo >= wsum || lo == 0):
+		return fmt.Errorf("average: Σ w·(V − v) ≤ −Σ w (V=%d, Σ w=%d)", v, wsum)
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package eevdf
+
+// Runtime accounting of the running entity.
+
+// updateCurr is update_curr: charge the running entity for the task-clock
+// time since its exec_start. Its vruntime advances by the time scaled by
+// NICE_0_LOAD/w; a reached deadline is renewed; and, when it has a
+// competitor, a reschedule is requested if the deadline was renewed or its
+// slice protection is over — the only "tick preemption" rule of EEVDF.
+// A non-positive delta charges nothing and requests nothing.
+func (rq *CfsRq) updateCurr() {
+	c := rq.curr
+	if c == nil {
+		return
+	}
+	delta := int64(rq.clock - c.execStart)
+	if delta <= 0 {
+		return
+	}
+	c.execStart = rq.clock
+	c.sumExec += uint64(delta)
+	c.vruntime += rq.calcDeltaFair(uint64(delta), c)
+	resched := rq.updateDeadline(c)
+	if rq.hNrQueued == 1 {
+		return
+	}
+	if resched || !protectSlice(c) {
+		rq.resched()
+		rq.clearBuddies(c)
+	}
+}
+
+// UpdateCurr charges the running entity up to the current clock
+// (update_curr_fair).
+func (rq *CfsRq) UpdateCurr() { rq.updateCurr() }
+
+// updateDeadline is update_deadline: once the vruntime reached the
+// deadline, a new request starts from the current vruntime (the overshoot
+// is not carried over) with the slice refreshed from the base slice unless
+// it is custom. It reports whether the deadline was renewed.
+func (rq *CfsRq) updateDeadline(se *SchedEntity) bool {
+	if int64(se.vruntime-se.deadline) < 0 {
+		return false
+	}
+	if !se.customSlice {
+		se.slice = rq.baseSlice
+	}
+	se.deadline = se.vruntime + rq.calcDeltaFair(se.slice, se)
+	rq.avgVruntime()
+	return true
+}

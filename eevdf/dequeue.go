@@ -1,0 +1,103 @@
+package eevdf
+
+import (
+	"fmt"
+
+	"github.com/schedmodel/fairclass/features"
+)
+
+// Dequeue is dequeue_task_fair: take se off the runqueue. It returns false
+// when the dequeue was delayed: with DELAY_DEQUEUE a sleeping entity
+// (DequeueSleep) that is not eligible stays queued, as delayed, until its
+// negative lag is spent (a pick completes it), it is woken (Enqueue with
+// EnqueueDelayed) or a wakeup check flushes it.
+//
+// DequeueSleep|DequeueDelayed completes the dequeue of a delayed entity;
+// DequeueSave saves it for a nice or slice change (never delayed, the
+// deadline made relative). Dequeuing the running entity for a sleep leaves
+// it Curr, no longer on_rq, until the next PickNext.
+func (rq *CfsRq) Dequeue(se *SchedEntity, flags DequeueFlags) (bool, error) {
+	if err := rq.checkOwner(se); err != nil {
+		return false, err
+	}
+	switch {
+	case !se.onRq || se.rq != rq:
+		return false, fmt.Errorf("%w: %s", ErrNotQueued, se.name)
+	case flags&DequeueDelayed != 0 && !se.delayed:
+		return false, fmt.Errorf("%w: DequeueDelayed of %s", ErrNotDelayed, se.name)
+	case flags&DequeueDelayed != 0 && flags&DequeueSleep == 0:
+		return false, fmt.Errorf("%w: DequeueDelayed without DequeueSleep", ErrBadFlags)
+	case flags&DequeueDelayed == 0 && flags&DequeueSleep != 0 && se.delayed:
+		return false, fmt.Errorf("%w: %s already sleeps", ErrDelayed, se.name)
+	}
+	return rq.dequeueTask(se, flags), nil
+}
+
+// dequeueTask is __dequeue_task: true if se left the queue, false if it
+// stays as delayed.
+//
+// Order matters: the buddy is dropped, curr charged (with the counts still
+// including se), and se's lag saved before anything is decided, with V
+// still counting se; on_rq is cleared before the relative-deadline step and
+// the timeline removal.
+func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
+	sleep := flags&DequeueSleep != 0
+	completing := flags&DequeueDelayed != 0
+
+	rq.clearBuddies(se)
+	rq.updateCurr()
+	// Seed 000: the merged and posted forms save the lag before the delay
+	// decision, so a sleeper that becomes delayed records its sleep-time
+	// lag; v7.0 saved it only on the real-removal path.
+	early := rq.floorMode() != floorOff
+	if early {
+		rq.updateEntityLag(se)
+	}
+	if !completing {
+		delay := sleep && flags&DequeueSpecial == 0
+		if rq.feat.Has(features.DelayDequeue) && delay && !rq.entityEligible(se) {
+			rq.setDelayed(se)
+			return false
+		}
+	}
+	if !early {
+		rq.updateEntityLag(se)
+	}
+	if rq.feat.Has(features.PlaceJoinLag) {
+		rq.sumJlagSub(se) // while se still counts in the load
+	}
+
+	// dequeue_hierarchy, one level: dequeue_entity's accounting.
+	rq.updateCurr() // nothing left to charge at this clock
+	se.onRq = false
+	rq.loadWeight -= se.load.weight
+	rq.nrQueued--
+	if sleep || completing || !se.delayed {
+		rq.hNrRunnable-- // a delayed task saved for a change was not runnable
+	}
+	rq.hNrQueued--
+	if se.policy == PolicyIdle {
+		rq.hNrIdle--
+	}
+
+	// The kernel makes the deadline relative and then removes se from the
+	// timeline; the order is reversed here, with the same result, because
+	// the B-tree finds an entity by its (deadline, insertion) key.
+	if se != rq.curr {
+		rq.dequeueEntity(se)
+	}
+	if rq.feat.Has(features.PlaceRelDeadline) && !sleep {
+		se.deadline -= se.vruntime
+		se.relDeadline = true
+	}
+	rq.nrRunning--
+	if completing {
+		rq.clearDelayed(se)
+		// v7.0 (and the posted v1, which left the completion alone): only
+		// positive lag is cut when the delayed state ends.
+		if rq.floorMode() != floorFinal && rq.feat.Has(features.DelayZero) && se.vlag > 0 {
+			se.vlag = 0
+		}
+	}
+	return true
+}

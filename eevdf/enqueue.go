@@ -1,0 +1,180 @@
+package eevdf
+
+import (
+	"fmt"
+
+	"github.com/schedmodel/fairclass/features"
+)
+
+// Enqueue is enqueue_task_fair: make se runnable on this runqueue.
+//
+// flags carry the kernel's meaning: EnqueueWakeup for a wakeup of a fully
+// dequeued task, EnqueueInitial (without EnqueueWakeup) for a new task,
+// EnqueueRestore after a save, EnqueueDelayed for the wakeup of a delayed
+// task (which only requeues it), EnqueueMigrated for an arrival from
+// another CPU. Enqueue does not run the wakeup-preemption check; the
+// caller follows a wakeup with WakeupPreempt, as the core does.
+func (rq *CfsRq) Enqueue(se *SchedEntity, flags EnqueueFlags) error {
+	if err := rq.checkOwner(se); err != nil {
+		return err
+	}
+	if flags&enqueueQueued != 0 {
+		return fmt.Errorf("%w: internal flag 0x%x", ErrBadFlags, uint32(enqueueQueued))
+	}
+	if flags&EnqueueDelayed != 0 {
+		switch {
+		case !se.onRq || se.rq != rq:
+			return fmt.Errorf("%w: EnqueueDelayed of %s", ErrNotQueued, se.name)
+		case !se.delayed:
+			return fmt.Errorf("%w: EnqueueDelayed of %s", ErrNotDelayed, se.name)
+		}
+	} else if se.onRq {
+		return fmt.Errorf("%w: %s", ErrAlreadyQueued, se.name)
+	}
+	rq.enqueueTask(se, flags)
+	return nil
+}
+
+// enqueueTask is enqueue_task_fair and enqueue_hierarchy for a flat queue.
+// The order of effects is the kernel's: curr is charged first (judged with
+// the counts as they were), then the entity is counted, its effective
+// weight installed, and it is placed and inserted.
+func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
+	isCurr := rq.curr == se
+	if rq.before71() {
+		// v7.1 requeued a delayed entity before charging curr (its lag
+		// update saw a stale V), and placed a current entity before the
+		// charge.
+		if flags&EnqueueDelayed != 0 {
+			rq.requeueDelayedEntity(se)
+			return
+		}
+		if isCurr {
+			rq.placeEntity(se, flags)
+		}
+		rq.updateCurr()
+	} else {
+		rq.updateCurr()
+		if flags&EnqueueDelayed != 0 {
+			rq.requeueDelayedEntity(se)
+			return
+		}
+		if isCurr {
+			rq.placeEntity(se, flags)
+		}
+	}
+	if isCurr {
+		// A current entity enqueued again after a dequeue is placed before
+		// it is counted, so it is in neither nr nor V.
+		if rq.feat.Has(features.PlaceJoinLag) {
+			rq.sumJlagAdd(se)
+		}
+	}
+	// (An on_rq delayed entity enqueued without EnqueueDelayed would be
+	// requeued here; Enqueue refuses an on_rq entity, so it cannot happen.)
+
+	// enqueue_hierarchy, one level.
+	taskNew := flags&EnqueueWakeup == 0
+	rq.updateCurr() // nothing left to charge at this clock
+	se.rq = rq
+	se.onRq = true // enqueue_entity: account_entity_enqueue
+	rq.loadWeight += se.load.weight
+	rq.nrQueued++
+	if flags&EnqueueMigrated != 0 {
+		se.execStart = 0
+	}
+	if !(taskNew && se.delayed) {
+		rq.hNrRunnable++ // a delayed task restored by a save stays not runnable
+	}
+	rq.hNrQueued++
+	if se.policy == PolicyIdle {
+		rq.hNrIdle++
+	}
+
+	if !isCurr {
+		rq.reweightEevdf(se, calcPropWeight(se), false)
+		rq.placeEntity(se, flags|enqueueQueued)
+		if rq.feat.Has(features.PlaceJoinLag) {
+			rq.sumJlagAdd(se)
+		}
+		rq.enqueueEntity(se)
+	}
+	rq.nrRunning++
+}
+
+// calcPropWeight is __calc_prop_weight for a task on the root queue:
+// NICE_0_LOAD·load/NICE_0_LOAD, floored at MIN_SHARES.
+func calcPropWeight(se *SchedEntity) uint64 { return max(se.load.weight, minShares) }
+
+// enqueueEntity is __enqueue_entity: into the weighted sums and the
+// timeline, as a new insertion (later than any equal deadline).
+func (rq *CfsRq) enqueueEntity(se *SchedEntity) {
+	rq.sumAdd(se)
+	rq.seq++
+	se.seq = rq.seq
+	rq.tl.insert(se)
+}
+
+// dequeueEntity is __dequeue_entity: out of the timeline and the sums.
+func (rq *CfsRq) dequeueEntity(se *SchedEntity) {
+	rq.tl.erase(se)
+	rq.sumSub(se)
+}
+
+// requeueDelayedEntity is requeue_delayed_entity: the wakeup of a delayed
+// entity, which never left the queue. Its lag is brought up to date with
+// the delayed clamps; if a clamp changed it, the entity is re-placed with
+// the clamped lag and a fresh deadline, otherwise it keeps its vruntime and
+// deadline. Seed 000's toggle selects the clamps (lag.go).
+func (rq *CfsRq) requeueDelayedEntity(se *SchedEntity) {
+	replace := false
+	switch rq.floorMode() {
+	case floorFinal:
+		replace = rq.updateEntityLag(se)
+	case floorPosted:
+		// The posted v1: under DELAY_ZERO clamp the current lag into
+		// [recorded, 0] and re-place iff that changed it.
+		if rq.feat.Has(features.DelayZero) {
+			recorded := se.vlag
+			rq.updateEntityLag(se)
+			cur := se.vlag
+			if vlag := min(max(cur, recorded), 0); vlag != cur {
+				se.vlag = vlag
+				replace = true
+			}
+		}
+	case floorOff:
+		// v7.0: under DELAY_ZERO only positive lag is cut (to 0).
+		if rq.feat.Has(features.DelayZero) {
+			rq.updateEntityLag(se)
+			if se.vlag > 0 {
+				se.vlag = 0
+				replace = true
+			}
+		}
+	}
+	if replace {
+		rq.hNrQueued--
+		if se != rq.curr {
+			rq.dequeueEntity(se)
+		}
+		rq.placeEntity(se, 0)
+		if se != rq.curr {
+			rq.enqueueEntity(se)
+		}
+		rq.hNrQueued++
+	}
+	rq.clearDelayed(se)
+}
+
+// setDelayed is set_delayed: the entity sleeps but stays queued.
+func (rq *CfsRq) setDelayed(se *SchedEntity) {
+	se.delayed = true
+	rq.hNrRunnable--
+}
+
+// clearDelayed is clear_delayed.
+func (rq *CfsRq) clearDelayed(se *SchedEntity) {
+	se.delayed = false
+	rq.hNrRunnable++
+}

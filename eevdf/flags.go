@@ -1,0 +1,58 @@
+package eevdf
+
+// EnqueueFlags are the ENQUEUE_* flags of kernel/sched/sched.h, with the
+// kernel's values.
+type EnqueueFlags uint32
+
+// Enqueue flags. Only those with an effect on a flat fair runqueue are
+// exported.
+const (
+	// EnqueueWakeup: a real wakeup (its absence makes the enqueue "new"
+	// for the runnable count).
+	EnqueueWakeup EnqueueFlags = 0x01
+	// EnqueueRestore: the restore after a save (nice or slice change).
+	EnqueueRestore EnqueueFlags = 0x02
+	// EnqueueDelayed: the wakeup of a delayed entity (requeue only).
+	EnqueueDelayed EnqueueFlags = 0x20
+	// EnqueueMigrated: the entity arrived from another CPU (exec_start = 0).
+	EnqueueMigrated EnqueueFlags = 0x40000
+	// EnqueueInitial: the first enqueue of a new task (half a slice).
+	EnqueueInitial EnqueueFlags = 0x80000
+
+	// enqueueQueued is fair-internal: place_entity's entity is already counted.
+	enqueueQueued EnqueueFlags = 0x200000
+)
+
+// DequeueFlags are the DEQUEUE_* flags, with the kernel's values.
+type DequeueFlags uint32
+
+// Dequeue flags.
+const (
+	// DequeueSleep: the task blocks (it may stay queued as delayed).
+	DequeueSleep DequeueFlags = 0x01
+	// DequeueSave: saved for a nice or slice change (never delayed; the
+	// deadline becomes relative).
+	DequeueSave DequeueFlags = 0x02
+	// DequeueDelayed: completion of a delayed dequeue (with DequeueSleep).
+	DequeueDelayed DequeueFlags = 0x20
+	// DequeueSpecial: a block in a special state (stopped, traced, dead):
+	// never delayed.
+	DequeueSpecial DequeueFlags = 0x10000
+)
+
+// WakeFlags are the WF_* wake flags.
+type WakeFlags uint32
+
+// Wake flags.
+const (
+	// WFFork: the first wakeup of a new task.
+	WFFork WakeFlags = 0x04
+	// WFTTWU: a real wakeup (try_to_wake_up).
+	WFTTWU WakeFlags = 0x08
+	// WFSync: the waker will sleep soon.
+	WFSync WakeFlags = 0x10
+	// WFMigrated: the task changed CPU on this wakeup.
+	WFMigrated WakeFlags = 0x20
+	// WFRqSelected: CPU selection chose this runqueue.
+	WFRqSelected WakeFlags = 0x80
+)

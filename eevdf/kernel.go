@@ -1,0 +1,133 @@
+package eevdf
+
+import (
+	"fmt"
+
+	"github.com/schedmodel/fairclass/features"
+)
+
+// Kernel selects which kernel's fair.c a runqueue follows where they
+// compute differently. The default is the modelled kernel; the earlier
+// ones are presets for comparing with what users run.
+type Kernel uint8
+
+const (
+	// KernelV73 is mainline 673dab7eac16 (the v7.3 cycle, after the
+	// single-runqueue conversion): the modelled kernel.
+	KernelV73 Kernel = iota
+	// KernelV71 is the fair.c of the v7.1/v7.2 cycle. It differs in the
+	// wakeup-preemption check (a pending resched always stops it; idle and
+	// policy exits before the charge and without touching protection; a
+	// short-slice wakee preempts only if it is the pick; only such a
+	// preemption cancels protection, clearing the buddy instead of setting
+	// one), in the protection bounds (vruntime + the shorter slice, from
+	// the vruntime alone after a wakeup), in a woken delayed task being
+	// requeued before the running task is charged, in a nice change
+	// rescaling the saved lag at once (also for a sleeping task), and in
+	// buddies and yield_to accepting delayed entities.
+	//
+	// Not reproduced: v7.1's augmented-tree callbacks copied only the
+	// minimum vruntime, so the min/max slice of a node raised by a
+	// rotation could be stale until a later propagation; both timelines
+	// here keep every aggregate exact.
+	KernelV71
+	// KernelV70 is v7.0: KernelV71 with __calc_delta's fixed-point path
+	// and scaled-down weights (nice 0 = 1024) in the weighted sums. Use it
+	// with features.Preset("v7.0") for the seed patches' OFF sides.
+	KernelV70
+)
+
+func (k Kernel) String() string {
+	switch k {
+	case KernelV73:
+		return "v7.3"
+	case KernelV71:
+		return "v7.1"
+	case KernelV70:
+		return "v7.0"
+	}
+	return fmt.Sprintf("Kernel(%d)", uint8(k))
+}
+
+// ParseKernel parses "v7.3", "v7.1" or "v7.0".
+func ParseKernel(s string) (Kernel, error) {
+	for k := KernelV73; k <= KernelV70; k++ {
+		if k.String() == s {
+			return k, nil
+		}
+	}
+	return 0, fmt.Errorf("%w: kernel %q (want v7.3, v7.1 or v7.0)", ErrBadOption, s)
+}
+
+// WithKernel selects the kernel the runqueue follows (default KernelV73).
+// KernelV70 also selects the FixedPoint arithmetic.
+func WithKernel(k Kernel) Option {
+	return func(rq *CfsRq) error {
+		if k > KernelV70 {
+			return fmt.Errorf("%w: %v", ErrBadOption, k)
+		}
+		rq.kernel = k
+		if k == KernelV70 {
+			rq.arith = FixedPoint
+		}
+		return nil
+	}
+}
+
+// Kernel returns the kernel the runqueue follows.
+func (rq *CfsRq) Kernel() Kernel { return rq.kernel }
+
+// before71 reports whether the runqueue follows v7.1 or an earlier kernel.
+func (rq *CfsRq) before71() bool { return rq.kernel >= KernelV71 }
+
+// wakeupPreemptFairV71 is wakeup_preempt_fair as v7.1 wrote it (KERNEL-SPEC
+// §5.2): the same inputs, other exits.
+func (rq *CfsRq) wakeupPreemptFairV71(pse *SchedEntity, wf WakeFlags) {
+	se := rq.curr
+	if se == pse || rq.needResched || !rq.feat.Has(features.WakeupPreemption) {
+		return
+	}
+	cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
+	action := actPick
+	if cseIdle && !pseIdle {
+		action = actShort
+		goto preempt
+	}
+	if cseIdle != pseIdle || pse.policy != PolicyNormal {
+		return // before the charge, protection untouched
+	}
+	rq.updateCurr()
+	if rq.feat.Has(features.PreemptShort) && pse.slice < se.slice {
+		action = actShort
+		goto pick
+	}
+	if wf&WFFork != 0 || pse.delayed {
+		return
+	}
+	if rq.feat.Has(features.NextBuddy) && rq.setPreemptBuddy(pse) && wf&WFSync != 0 {
+		action = rq.preemptSync(wf, pse, se)
+	}
+	switch action {
+	case actNone:
+		return
+	case actResched:
+		goto preempt
+	}
+
+pick:
+	// A short-slice wakee preempts only if it is the pick itself.
+	if rq.pickIsWakee(pse, action != actShort) {
+		goto preempt
+	}
+	if rq.feat.Has(features.RunToParity) {
+		rq.updateProtectSlice(se)
+	}
+	return
+
+preempt:
+	if action == actShort {
+		cancelProtectSlice(se)
+		rq.clearBuddies(se)
+	}
+	rq.resched()
+}

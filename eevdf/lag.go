@@ -1,0 +1,90 @@
+package eevdf
+
+import "github.com/schedmodel/fairclass/features"
+
+// Lag.
+//
+// An entity's lag is the service it is owed, in virtual time: lag_i =
+// V − v_i (positive: owed service; negative: received too much). When an
+// entity leaves the queue its lag is saved in vlag; placement restores it
+// when it comes back. The saved lag is clamped to what one request plus a
+// tick can explain, so that a long sleep or a burst cannot bank service.
+
+// maxSlice is cfs_rq_max_slice: the largest slice over the timeline and an
+// on_rq curr, delayed entities included (0 on an empty queue).
+func (rq *CfsRq) maxSlice() uint64 {
+	var m uint64
+	if c := rq.currOnRq(); c != nil {
+		m = c.slice
+	}
+	if a, ok := rq.tl.root(); ok {
+		m = max(m, a.maxSlice)
+	}
+	return m
+}
+
+// minSlice is cfs_rq_min_slice: the smallest slice over the timeline and
+// an on_rq curr (U64_MAX on an empty queue).
+func (rq *CfsRq) minSlice() uint64 {
+	m := ^uint64(0)
+	if c := rq.currOnRq(); c != nil {
+		m = c.slice
+	}
+	if a, ok := rq.tl.root(); ok {
+		m = min(m, a.minSlice)
+	}
+	return m
+}
+
+// lagLimit is the clamp of entity_lag: the queue's largest request plus a
+// tick, converted to the entity's virtual time (6e3c0a4e1ad1).
+func (rq *CfsRq) lagLimit(se *SchedEntity) int64 {
+	return int64(rq.calcDeltaFair(rq.maxSlice()+rq.tickNsec, se))
+}
+
+// entityLag is entity_lag: clamp(V − v, −limit, +limit).
+func (rq *CfsRq) entityLag(se *SchedEntity, v uint64) int64 {
+	limit := rq.lagLimit(se)
+	return min(max(int64(v-se.vruntime), -limit), limit)
+}
+
+// floorMode says how the delayed-dequeue lag floor (seed 000) is applied.
+type floorMode uint8
+
+const (
+	floorOff    floorMode = iota // v7.0: nothing recorded at sleep; positive lag zeroed
+	floorPosted                  // the posted v1: the floor in the DELAY_ZERO requeue only
+	floorFinal                   // merged: the floor and zero cap at every exit
+)
+
+// floorMode reads DELAY_LAG_FLOOR and DELAY_LAG_FLOOR_POSTED; the posted
+// form, when selected, wins.
+func (rq *CfsRq) floorMode() floorMode {
+	switch {
+	case rq.feat.Has(features.DelayLagFloorPosted):
+		return floorPosted
+	case rq.feat.Has(features.DelayLagFloor):
+		return floorFinal
+	}
+	return floorOff
+}
+
+// updateEntityLag is update_entity_lag: save se's clamped lag in vlag.
+//
+// For a delayed entity (merged form of seed 000) the value saved when it
+// went to sleep is a floor, so that others joining with positive lag
+// (which moves V back) cannot deepen its debt, and DELAY_ZERO caps it at
+// 0, so that no positive lag is earned while asleep. It reports whether a
+// clamp changed the lag, i.e. whether V − vlag differs from the vruntime.
+func (rq *CfsRq) updateEntityLag(se *SchedEntity) bool {
+	v := rq.avgVruntime()
+	vlag := rq.entityLag(se, v)
+	if se.delayed && rq.floorMode() == floorFinal {
+		vlag = max(vlag, se.vlag)
+		if rq.feat.Has(features.DelayZero) {
+			vlag = min(vlag, 0)
+		}
+	}
+	se.vlag = vlag
+	return v-uint64(vlag) != se.vruntime
+}

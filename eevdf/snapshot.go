@@ -1,0 +1,105 @@
+package eevdf
+
+// Snapshot is the state of a runqueue as plain values, for comparison
+// (e.g. with go-cmp) and for printing.
+type Snapshot struct {
+	Clock        uint64
+	V            uint64 // V, computed without moving ZeroVruntime
+	ZeroVruntime uint64
+	SumWVruntime int64
+	SumWeight    uint64
+	SumShift     uint
+	SumJlag      int64
+	Load         uint64
+	NrQueued     int // cfs_rq->nr_queued
+	HNrQueued    int
+	HNrRunnable  int
+	HNrIdle      int
+	NrRunning    int
+	Curr         string // "" while idle runs
+	Next         string // the next buddy, "" if none
+	NeedResched  bool
+	// Entities in timeline order, then the running entity.
+	Entities []EntitySnapshot
+}
+
+// EntitySnapshot is one entity's state.
+type EntitySnapshot struct {
+	Name            string
+	Weight          uint64 // load.weight scaled down (1024 = nice 0)
+	EffectiveWeight uint64 // h_load.weight at full resolution
+	Nice            int
+	Policy          Policy
+	Vruntime        uint64
+	Deadline        uint64
+	Vprot           uint64
+	VLag            int64
+	Lag             int64 // (s64)(V − vruntime)
+	Slice           uint64
+	CustomSlice     bool
+	OnRq            bool
+	Delayed         bool
+	RelDeadline     bool
+	Eligible        bool
+	ExecStart       uint64
+	SumExecRuntime  uint64
+}
+
+// Snapshot returns the runqueue's state. It allocates; it is meant for
+// tests, traces and reports, not for hot paths.
+func (rq *CfsRq) Snapshot() Snapshot {
+	s := Snapshot{
+		Clock:        rq.clock,
+		V:            rq.V(),
+		ZeroVruntime: rq.zeroVruntime,
+		SumWVruntime: rq.sumWVruntime,
+		SumWeight:    rq.sumWeight,
+		SumShift:     rq.sumShift,
+		SumJlag:      rq.sumJlag,
+		Load:         rq.loadWeight,
+		NrQueued:     rq.nrQueued,
+		HNrQueued:    rq.hNrQueued,
+		HNrRunnable:  rq.hNrRunnable,
+		HNrIdle:      rq.hNrIdle,
+		NrRunning:    rq.nrRunning,
+		Curr:         rq.curr.nameOrEmpty(),
+		Next:         rq.next.nameOrEmpty(),
+		NeedResched:  rq.needResched,
+	}
+	for _, se := range rq.Entities() {
+		s.Entities = append(s.Entities, rq.EntitySnapshot(se))
+	}
+	return s
+}
+
+// EntitySnapshot returns one entity's state, with its lag and eligibility
+// judged on this runqueue (eligible is false unless it is queued here).
+func (rq *CfsRq) EntitySnapshot(se *SchedEntity) EntitySnapshot {
+	return EntitySnapshot{
+		Name:            se.name,
+		Weight:          se.Weight(),
+		EffectiveWeight: se.hload,
+		Nice:            se.nice,
+		Policy:          se.policy,
+		Vruntime:        se.vruntime,
+		Deadline:        se.deadline,
+		Vprot:           se.vprot,
+		VLag:            se.vlag,
+		Lag:             rq.Lag(se),
+		Slice:           se.slice,
+		CustomSlice:     se.customSlice,
+		OnRq:            se.onRq,
+		Delayed:         se.delayed,
+		RelDeadline:     se.relDeadline,
+		Eligible:        rq.Eligible(se),
+		ExecStart:       se.execStart,
+		SumExecRuntime:  se.sumExec,
+	}
+}
+
+func (se *SchedEntity) nameOrEmpty() string {
+	if se == nil {
+		return ""
+	}
+	return se.name
+}

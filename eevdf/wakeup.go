@@ -1,0 +1,152 @@
+package eevdf
+
+import "github.com/schedmodel/fairclass/features"
+
+// preemptAction is the wakeup check's verdict in progress.
+type preemptAction uint8
+
+const (
+	actNone    preemptAction = iota // no preemption, no protection update
+	actShort                        // a shorter-slice wakee: preempt iff eligible
+	actPick                         // preempt iff the pick returns the wakee
+	actResched                      // preempt outright
+)
+
+// WakeupPreempt is the core's wakeup_preempt with the fair hook,
+// wakeup_preempt_fair: after p became runnable, should it preempt the
+// running entity? It may request a reschedule; it never switches by
+// itself (the caller's next PickNext does). While the idle task runs any
+// wakeup requests a reschedule. A p that is not queued on this runqueue is
+// ignored.
+func (rq *CfsRq) WakeupPreempt(p *SchedEntity, wf WakeFlags) {
+	if p == nil || !p.onRq || p.rq != rq {
+		return
+	}
+	rq.wakeupPreempt(p, wf)
+}
+
+// wakeupPreempt is wakeup_preempt: the idle class reschedules for any
+// fair wakee; a fair current entity goes through wakeupPreemptFair.
+func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
+	if rq.curr == nil {
+		rq.resched()
+		return
+	}
+	if rq.before71() {
+		rq.wakeupPreemptFairV71(p, wf)
+		return
+	}
+	rq.wakeupPreemptFair(p, wf)
+}
+
+// wakeupPreemptFair is wakeup_preempt_fair, its exits in the kernel's order:
+//
+//   - an idle-policy curr is preempted by any non-idle wakee (no charge);
+//   - curr is charged; a wakee of another idle-ness, a non-normal policy or
+//     a delayed wakee never preempts (the "update" exit shortens curr's
+//     protection);
+//   - PREEMPT_SHORT: a wakee with a strictly shorter slice preempts iff it
+//     is eligible once the pick has flushed the delayed entities it met;
+//   - a forked wakee never preempts (update exit);
+//   - NEXT_BUDDY's buddy and sync rules;
+//   - otherwise the wakee preempts iff the pick (with protection) returns it.
+//
+// A preemption always cancels curr's protection; a SHORT one makes the
+// wakee the buddy.
+func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
+	se := rq.curr
+	if se == pse {
+		return
+	}
+	if !rq.feat.Has(features.PreemptShort) && rq.needResched {
+		return
+	}
+	if !rq.feat.Has(features.WakeupPreemption) {
+		return
+	}
+	cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
+	action := actPick
+	if cseIdle && !pseIdle {
+		goto preempt
+	}
+	rq.updateCurr()
+	if cseIdle != pseIdle || pse.policy != PolicyNormal || pse.delayed {
+		goto update
+	}
+	if rq.feat.Has(features.PreemptShort) && pse.slice < se.slice {
+		action = actShort
+		goto pick
+	}
+	if wf&WFFork != 0 {
+		goto update
+	}
+	if rq.feat.Has(features.NextBuddy) && rq.setPreemptBuddy(pse) && wf&WFSync != 0 {
+		action = rq.preemptSync(wf, pse, se)
+	}
+	switch action {
+	case actNone:
+		return
+	case actResched:
+		goto preempt
+	}
+
+pick:
+	if rq.pickIsWakee(pse, action != actShort) {
+		goto preempt
+	}
+	if action == actShort && rq.entityEligible(pse) {
+		goto preempt
+	}
+
+update:
+	if rq.feat.Has(features.RunToParity) {
+		rq.updateProtectSlice(se)
+	}
+	return
+
+preempt:
+	cancelProtectSlice(se)
+	if action == actShort {
+		rq.setShortBuddy(pse)
+	}
+	rq.resched()
+}
+
+// pickIsWakee is the pick of the wakeup check. With PREEMPT_FLUSH_DELAYED
+// (seed 002, merged) it picks through pick_next_entity, completing the
+// dequeue of every delayed entity it meets and picking again while the
+// queue is not empty; without, it compares with the raw pick_eevdf, so a
+// delayed entity counts as "someone else".
+func (rq *CfsRq) pickIsWakee(pse *SchedEntity, protect bool) bool {
+	if !rq.feat.Has(features.PreemptFlushDelayed) {
+		return rq.hNrQueued != 0 && rq.pickEevdf(protect) == pse
+	}
+	for rq.hNrQueued != 0 {
+		nse, ok := rq.pickNextEntity(protect)
+		if nse != nil {
+			return nse == pse
+		}
+		if !ok {
+			return false
+		}
+	}
+	return false
+}
+
+// preemptSync is preempt_sync (NEXT_BUDDY with WF_SYNC): preempt a waker
+// that has run for at least the migration cost (a quarter of it when the
+// runqueue was selected for the wakee) if the wakee's deadline is earlier.
+func (rq *CfsRq) preemptSync(wf WakeFlags, pse, se *SchedEntity) preemptAction {
+	threshold := migrationCost
+	delta := int64(rq.clock - se.execStart)
+	if delta < 0 {
+		delta = 0
+	}
+	if wf&WFRqSelected != 0 {
+		threshold >>= 2
+	}
+	if entityBefore(pse, se) && uint64(delta) >= threshold {
+		return actResched
+	}
+	return actNone
+}

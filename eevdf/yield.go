@@ -1,0 +1,63 @@
+package eevdf
+
+import "github.com/schedmodel/fairclass/features"
+
+// Yield is yield_task_fair, called by sched_yield before the core
+// schedules (the caller then calls PickNext). Alone on the CPU (a delayed
+// entity counts) nothing happens at all. Otherwise the yielder drops its
+// buddy status and is charged; then, in the merged form, an eligible
+// yielder forfeits the rest of its request (vruntime jumps to its deadline,
+// without runtime being charged) and gets a new one. The seed 004 toggles
+// select the earlier variants.
+func (rq *CfsRq) Yield() {
+	se := rq.curr
+	if se == nil || rq.nrRunning == 1 {
+		return
+	}
+	rq.clearBuddies(se)
+	rq.updateCurr()
+	switch {
+	case rq.feat.Has(features.YieldBumpDeadline):
+		// v6.6–v6.18: push the deadline one request further.
+		se.deadline += rq.calcDeltaFair(se.slice, se)
+	case rq.feat.Has(features.YieldClampDeadline):
+		// Posted v1: one request past the current vruntime.
+		se.deadline = se.vruntime + rq.calcDeltaFair(se.slice, se)
+	case rq.feat.Has(features.YieldForfeitAlways):
+		// Posted v2: forfeit even when not eligible.
+		se.vruntime = se.deadline
+		se.deadline += rq.calcDeltaFair(se.slice, se)
+	default:
+		if rq.entityEligible(se) {
+			se.vruntime = se.deadline
+			rq.updateDeadline(se) // vruntime − deadline = 0: always renews
+		}
+	}
+}
+
+// YieldTo is yield_to_task_fair: make p the next buddy and yield. It
+// returns false, doing nothing, if p is not queued here or is delayed
+// (v7.1 accepted a delayed p).
+func (rq *CfsRq) YieldTo(p *SchedEntity) bool {
+	if p == nil || !p.onRq || p.rq != rq || p.delayed && !rq.before71() {
+		return false
+	}
+	rq.setNextBuddy(p)
+	rq.Yield()
+	return true
+}
+
+// Tick is task_tick_fair on the running entity (queued = 0): charge it,
+// which renews a reached deadline and requests a reschedule when it has a
+// competitor and its deadline was renewed or its protection is over. While
+// idle runs it does nothing.
+func (rq *CfsRq) Tick() {
+	c := rq.curr
+	if c == nil || !c.onRq && !rq.before71() { // v7.1 charged a curr that was no longer queued
+		return
+	}
+	rq.updateCurr()
+	if c.onRq && !rq.before71() {
+		rq.reweightEevdf(c, calcPropWeight(c), true) // no-op on a flat queue
+	}
+}
