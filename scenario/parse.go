@@ -1,0 +1,309 @@
+package scenario
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+)
+
+// maxLine bounds one line of input.
+const maxLine = 1 << 16
+
+// Parse reads a scenario. name is used in error messages. Every error is
+// an *Error with the line and column of the offending word.
+func Parse(r io.Reader, name string) (*Scenario, error) {
+	p := &parser{sc: &Scenario{
+		Name:      name,
+		Features:  features.Default(),
+		BaseSlice: eevdf.DefaultBaseSlice,
+		HZ:        1000,
+	}, index: map[string]int{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 4096), maxLine)
+	for sc.Scan() {
+		p.line++
+		if err := p.parseLine(sc.Text()); err != nil {
+			return nil, err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if err == bufio.ErrTooLong {
+			return nil, p.errAt(1, "line longer than %d bytes", maxLine)
+		}
+		return nil, &Error{File: name, Pos: Pos{p.line + 1, 1}, Msg: err.Error()}
+	}
+	return p.sc, nil
+}
+
+type parser struct {
+	sc    *Scenario
+	index map[string]int
+	line  int
+	ops   bool   // an operation has been seen: the header is closed
+	last  uint64 // time of the last operation
+}
+
+type word struct {
+	s   string
+	col int
+}
+
+func fields(line string) []word {
+	var ws []word
+	i := 0
+	for i < len(line) {
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '\r') {
+			i++
+		}
+		if i >= len(line) {
+			break
+		}
+		j := i
+		for j < len(line) && line[j] != ' ' && line[j] != '\t' && line[j] != '\r' {
+			j++
+		}
+		ws = append(ws, word{line[i:j], i + 1})
+		i = j
+	}
+	return ws
+}
+
+func (p *parser) errAt(col int, format string, args ...any) error {
+	return &Error{File: p.sc.Name, Pos: Pos{p.line, col}, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (p *parser) parseLine(line string) error {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	ws := fields(line)
+	if len(ws) == 0 {
+		return nil
+	}
+	if c := ws[0].s[0]; c >= '0' && c <= '9' {
+		return p.parseOp(ws)
+	}
+	if p.ops {
+		return p.errAt(ws[0].col, "%q after the first operation: header statements come first", ws[0].s)
+	}
+	switch ws[0].s {
+	case "features":
+		toks := make([]string, 0, len(ws)-1)
+		for _, w := range ws[1:] {
+			s, err := p.sc.Features.Apply(w.s)
+			if err != nil {
+				var ue *features.UnknownError
+				if asUnknown(err, &ue) {
+					return p.errAt(w.col, "unknown feature %q (see `fairclass help features`)", w.s)
+				}
+				return p.errAt(w.col, "%v", err)
+			}
+			p.sc.Features = s
+			toks = append(toks, w.s)
+		}
+		if len(toks) == 0 {
+			return p.errAt(ws[0].col+len(ws[0].s), "features needs at least one token")
+		}
+		return nil
+	case "base_slice":
+		n, err := p.oneNumber(ws, 1, 1_000_000_000)
+		if err != nil {
+			return err
+		}
+		p.sc.BaseSlice = n
+		return nil
+	case "hz":
+		n, err := p.oneNumber(ws, 1, 100000)
+		if err != nil {
+			return err
+		}
+		p.sc.HZ = n
+		return nil
+	case "task":
+		return p.parseTask(ws)
+	}
+	return p.errAt(ws[0].col, "unknown statement %q (want features, base_slice, hz, task, or a time and an operation)", ws[0].s)
+}
+
+func asUnknown(err error, target **features.UnknownError) bool {
+	ue, ok := err.(*features.UnknownError)
+	if ok {
+		*target = ue
+	}
+	return ok
+}
+
+func (p *parser) oneNumber(ws []word, lo, hi uint64) (uint64, error) {
+	if len(ws) != 2 {
+		return 0, p.errAt(ws[0].col, "%s takes one number", ws[0].s)
+	}
+	n, err := strconv.ParseUint(ws[1].s, 10, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, p.errAt(ws[1].col, "%s: %q is not a number in %d..%d", ws[0].s, ws[1].s, lo, hi)
+	}
+	return n, nil
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *parser) parseTask(ws []word) error {
+	if len(ws) < 2 {
+		return p.errAt(ws[0].col+len(ws[0].s), "task needs a name")
+	}
+	name := ws[1].s
+	if !validName(name) || strings.Contains(name, "=") {
+		return p.errAt(ws[1].col, "bad task name %q (letters, digits, _ - . ; at most 64)", name)
+	}
+	if _, dup := p.index[name]; dup {
+		return p.errAt(ws[1].col, "task %s declared twice", name)
+	}
+	if len(p.sc.Tasks) >= MaxTasks {
+		return p.errAt(ws[0].col, "more than %d tasks", MaxTasks)
+	}
+	t := Task{Name: name, Pos: Pos{p.line, ws[0].col}}
+	seen := map[string]bool{}
+	for _, w := range ws[2:] {
+		key, val, ok := strings.Cut(w.s, "=")
+		if !ok {
+			return p.errAt(w.col, "task attribute %q: want nice=N, weight=W, slice=NS or policy=P", w.s)
+		}
+		if seen[key] {
+			return p.errAt(w.col, "task attribute %s given twice", key)
+		}
+		seen[key] = true
+		vcol := w.col + len(key) + 1
+		switch key {
+		case "nice":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
+				return p.errAt(vcol, "nice %q outside %d..%d", val, eevdf.MinNice, eevdf.MaxNice)
+			}
+			t.Nice = n
+		case "weight":
+			n, err := strconv.ParseUint(val, 10, 64)
+			if err != nil || n == 0 || n > eevdf.MaxWeight {
+				return p.errAt(vcol, "weight %q outside 1..%d", val, eevdf.MaxWeight)
+			}
+			t.Weight, t.hasWeight = n, true
+		case "slice":
+			n, err := strconv.ParseUint(val, 10, 64)
+			if err != nil {
+				return p.errAt(vcol, "slice %q is not a number of nanoseconds", val)
+			}
+			t.Slice = n
+		case "policy":
+			switch val {
+			case "normal":
+				t.Policy = eevdf.PolicyNormal
+			case "batch":
+				t.Policy = eevdf.PolicyBatch
+			case "idle":
+				t.Policy = eevdf.PolicyIdle
+			default:
+				return p.errAt(vcol, "policy %q: want normal, batch or idle", val)
+			}
+		default:
+			return p.errAt(w.col, "unknown task attribute %q: want nice, weight, slice or policy", key)
+		}
+	}
+	if seen["nice"] && seen["weight"] {
+		return p.errAt(ws[1].col, "task %s: nice= and weight= exclude each other", name)
+	}
+	if t.hasWeight && t.Policy == eevdf.PolicyIdle {
+		return p.errAt(ws[1].col, "task %s: weight= with policy=idle (SCHED_IDLE has its own weight)", name)
+	}
+	p.index[name] = len(p.sc.Tasks)
+	p.sc.Tasks = append(p.sc.Tasks, t)
+	return nil
+}
+
+func (p *parser) parseOp(ws []word) error {
+	at, err := strconv.ParseUint(ws[0].s, 10, 64)
+	if err != nil {
+		return p.errAt(ws[0].col, "time %q is not a number of nanoseconds", ws[0].s)
+	}
+	if p.ops && at < p.last {
+		return p.errAt(ws[0].col, "time going backwards: %d after %d", at, p.last)
+	}
+	if len(ws) < 2 {
+		return p.errAt(ws[0].col+len(ws[0].s), "missing operation after the time")
+	}
+	if len(p.sc.Ops) >= MaxOps {
+		return p.errAt(ws[0].col, "more than %d operations", MaxOps)
+	}
+	kind := numOps
+	for k, n := range opNames {
+		if n == ws[1].s {
+			kind = OpKind(k)
+		}
+	}
+	if kind == numOps {
+		return p.errAt(ws[1].col, "unknown operation %q (want %s)", ws[1].s, strings.Join(opNames[:], ", "))
+	}
+	op := Op{At: at, Kind: kind, Task: -1, Pos: Pos{p.line, ws[0].col}}
+	args := ws[2:]
+	want := 0
+	switch kind {
+	case OpNew, OpWakeup, OpForcePick:
+		want = 1
+	case OpRenice, OpSlice:
+		want = 2
+	}
+	if len(args) != want {
+		col := ws[1].col + len(ws[1].s)
+		if len(args) > want {
+			col = args[want].col
+		}
+		switch kind {
+		case OpRenice:
+			return p.errAt(col, "renice takes a task and a nice value")
+		case OpSlice:
+			return p.errAt(col, "slice takes a task and a slice in ns")
+		case OpNew, OpWakeup, OpForcePick:
+			return p.errAt(col, "%s takes one task", kind)
+		default:
+			return p.errAt(col, "%s takes no argument (it acts on the running task)", kind)
+		}
+	}
+	if kind.takesTask() {
+		i, ok := p.index[args[0].s]
+		if !ok {
+			return p.errAt(args[0].col, "undeclared task %q", args[0].s)
+		}
+		op.Task = i
+	}
+	switch kind {
+	case OpRenice:
+		n, err := strconv.Atoi(args[1].s)
+		if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
+			return p.errAt(args[1].col, "nice %q outside %d..%d", args[1].s, eevdf.MinNice, eevdf.MaxNice)
+		}
+		op.Arg = int64(n)
+	case OpSlice:
+		n, err := strconv.ParseUint(args[1].s, 10, 63)
+		if err != nil {
+			return p.errAt(args[1].col, "slice %q is not a number of nanoseconds", args[1].s)
+		}
+		op.Arg = int64(n)
+	}
+	p.ops = true
+	p.last = at
+	p.sc.Ops = append(p.sc.Ops, op)
+	return nil
+}

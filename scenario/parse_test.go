@@ -1,0 +1,173 @@
+package scenario
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+)
+
+func TestParseHeaderAndDeclarations(t *testing.T) {
+	src := `# a comment line
+features NO_RUN_TO_PARITY PLACE_JOIN_LAG   # trailing comment
+base_slice 3000000
+hz 250
+task A
+task B nice=-5 slice=50000
+task C weight=2048 policy=batch
+task D policy=idle slice=200000000
+0 new A
+10 renice B 3
+10 slice C 0
+`
+	sc, err := Parse(strings.NewReader(src), "x.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := features.Parse("NO_RUN_TO_PARITY PLACE_JOIN_LAG")
+	if sc.Features != want || sc.BaseSlice != 3000000 || sc.HZ != 250 {
+		t.Errorf("header: %v %d %d", sc.Features.Diff(features.Default()), sc.BaseSlice, sc.HZ)
+	}
+	if len(sc.Tasks) != 4 || sc.Tasks[1].Nice != -5 || sc.Tasks[1].Slice != 50000 ||
+		sc.Tasks[2].Weight != 2048 || sc.Tasks[2].Policy != eevdf.PolicyBatch || sc.Tasks[3].Policy != eevdf.PolicyIdle {
+		t.Errorf("tasks: %+v", sc.Tasks)
+	}
+	if len(sc.Ops) != 3 || sc.Ops[1].Kind != OpRenice || sc.Ops[1].Arg != 3 || sc.Ops[1].Task != 1 || sc.Ops[2].Pos != (Pos{11, 1}) {
+		t.Errorf("ops: %+v", sc.Ops)
+	}
+	// Declared tasks get the header's base slice and their clamped slices.
+	r, err := NewReplayer(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []uint64{3000000, 100000, 3000000, 100000000} {
+		if got := r.Entity(i).Slice(); got != want {
+			t.Errorf("task %d slice %d, want %d", i, got, want)
+		}
+	}
+	if r.Entity(2).Weight() != 2048 || r.Entity(3).Weight() != 3 {
+		t.Errorf("weights %d %d", r.Entity(2).Weight(), r.Entity(3).Weight())
+	}
+}
+
+// Every bad input is an *Error with the file, line and column of the
+// offending word and a plain reason.
+func TestParseErrors(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"unknown op", "task A\n0 run A\n", "x:2:3: unknown operation \"run\""},
+		{"undeclared task", "task A\n0 new B\n", "x:2:7: undeclared task \"B\""},
+		{"time going backwards", "task A\n5 new A\n4 schedule\n", "x:3:1: time going backwards: 4 after 5"},
+		{"bad time", "task A\n1e6 new A\n", "x:2:1: time \"1e6\" is not a number"},
+		{"missing task", "task A\n0 new\n", "x:2:6: new takes one task"},
+		{"extra argument", "task A\n0 tick A\n", "x:2:8: tick takes no argument"},
+		{"renice range", "task A\n0 renice A 20\n", "x:2:12: nice \"20\" outside -20..19"},
+		{"slice not a number", "task A\n0 slice A x\n", "x:2:11: slice \"x\" is not a number"},
+		{"unknown feature", "features NO_SUCH\n", "x:1:10: unknown feature \"NO_SUCH\""},
+		{"two yield variants", "features YIELD_BUMP_DEADLINE YIELD_FORFEIT_ALWAYS\n", "x:1:30: features: at most one yield variant"},
+		{"header after an op", "task A\n0 new A\ntask B\n", "x:3:1: \"task\" after the first operation"},
+		{"task twice", "task A\ntask A\n", "x:2:6: task A declared twice"},
+		{"nice and weight", "task A nice=1 weight=5\n", "x:1:6: task A: nice= and weight= exclude each other"},
+		{"idle with weight", "task A weight=5 policy=idle\n", "x:1:6: task A: weight= with policy=idle"},
+		{"weight 0", "task A weight=0\n", "x:1:15: weight \"0\" outside 1.."},
+		{"bad attribute", "task A prio=3\n", "x:1:8: unknown task attribute \"prio\""},
+		{"bad policy", "task A policy=fifo\n", "x:1:15: policy \"fifo\""},
+		{"unknown statement", "tsk A\n", "x:1:1: unknown statement \"tsk\""},
+		{"base slice 0", "base_slice 0\n", "x:1:12: base_slice: \"0\" is not a number in 1.."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(tt.src), "x")
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			if !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("err = %q\nwant prefix %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Operations that are not defined in the state the scenario reached stop
+// the replay at their line; what came before is still emitted.
+func TestReplayErrors(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+		emitted         int
+	}{
+		{"sleep with nothing running", "task A\n0 sleep\n", "x:2:1: sleep with nothing running", 0},
+		{"yield with nothing running", "task A\n0 yield\n", "x:2:1: yield with nothing running", 0},
+		{"new twice", "task A\n0 new A\n0 new A\n", "x:3:1: new A: the task already exists", 1},
+		{"wakeup of a running task", "task A\n0 new A\n0 schedule\n1 wakeup A\n", "x:4:1: wakeup A: the task is running", 2},
+		{"wakeup of a queued task", "task A\ntask B\n0 new A\n0 new B\n0 schedule\n1 wakeup B\n", "x:6:1: wakeup B: the task is queued and not delayed", 3},
+		{"wakeup of a task never created", "task A\n0 wakeup A\n", "x:2:1: wakeup A: the task was never created", 0},
+		{"forcepick of a sleeping task", "task A\n0 new A\n0 schedule\n1 sleep\n2 forcepick A\n", "x:5:1: forcepick A: the task is not queued", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc, err := Parse(strings.NewReader(tt.src), "x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			err = Replay(sc, Options{}, JSONWriter(&out))
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want prefix %q", err, tt.want)
+			}
+			if n := bytes.Count(out.Bytes(), []byte("\n")); n != tt.emitted {
+				t.Errorf("%d results emitted before the error, want %d", n, tt.emitted)
+			}
+		})
+	}
+}
+
+// FuzzScenario feeds arbitrary bytes to the parser and the replayer: no
+// panic, no hang; an error is always an *Error.
+func FuzzScenario(f *testing.F) {
+	f.Add([]byte("task A\ntask B slice=100000\n0 new A\n0 new B\n0 schedule\n1000000 tick\n1000000 schedule\n1500000 sleep\n2000000 wakeup A\n2000000 yield\n"))
+	f.Add([]byte("features NO_DELAY_DEQUEUE PLACE_JOIN_LAG\nhz 250\ntask A nice=-20\ntask B weight=3\n0 new A\n0 renice B 19\n1 new B\n1 forcepick B\n2 slice A 0\n"))
+	f.Add([]byte("task A\n0 new A\n0 schedule\n5 sleep\n5 wakeup A\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<14 {
+			return
+		}
+		sc, err := Parse(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("parse error is not an *Error: %v", err)
+			}
+			return
+		}
+		r, err := NewReplayer(sc, Options{})
+		if err != nil {
+			return
+		}
+		// The kernel's s64 products overflow (and its pick then crashes)
+		// when a task runs for hours without a single accounting point; the
+		// invariants are only asserted inside the kernel's envelope.
+		inEnvelope := true
+		for i := 1; i < len(sc.Ops); i++ {
+			if sc.Ops[i].At-sc.Ops[i-1].At > 1e9 || sc.Ops[0].At > 1e12 {
+				inEnvelope = false
+			}
+		}
+		for !r.Done() {
+			if _, err := r.Step(); err != nil {
+				var e *Error
+				if !errors.As(err, &e) {
+					t.Fatalf("replay error is not an *Error: %v", err)
+				}
+				break
+			}
+			if err := r.RunQueue().Check(); err != nil && inEnvelope {
+				t.Fatalf("invariant broken: %v", err)
+			}
+		}
+	})
+}

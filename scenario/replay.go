@@ -1,0 +1,261 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+)
+
+// Options adjust a replay.
+type Options struct {
+	// Backend selects the timeline (default eevdf.BTree).
+	Backend eevdf.Backend
+	// Features, if set, replaces the scenario's features statements.
+	Features *features.Set
+	// Kernel selects an earlier kernel's fair.c (default eevdf.KernelV73,
+	// the modelled kernel).
+	Kernel eevdf.Kernel
+}
+
+// Result is what one operation reports: the state after it.
+type Result struct {
+	I       int
+	T       uint64
+	Op      OpKind
+	Task    string // "" if the operation names none
+	V       uint64 // avg_vruntime at the end of the op, zero_vruntime not moved
+	Curr    string // "" while idle runs
+	Resched bool
+	Picked  string // the pick of sleep/schedule/yield/forcepick; "" for idle and other ops
+	HasPick bool   // the operation picks
+	Tasks   []TaskState
+}
+
+// TaskState is one declared task's state in a Result.
+type TaskState struct {
+	Name     string
+	OnRq     bool
+	Delayed  bool
+	Vruntime uint64
+	Deadline uint64
+	VLag     int64
+	Lag      int64 // (s64)(V − vruntime), for every task
+	Eligible bool  // entity_eligible when on_rq, else false
+	Weight   uint64
+	Slice    uint64
+	SumExec  uint64
+	Created  bool // the task exists (new has run); not part of the JSON
+}
+
+// Replayer replays a scenario one operation at a time.
+type Replayer struct {
+	sc      *Scenario
+	rq      *eevdf.CfsRq
+	ses     []*eevdf.SchedEntity
+	created []bool
+	next    int
+	res     Result
+}
+
+// NewReplayer creates the runqueue and the declared tasks: the header
+// applies first, then every declaration.
+func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
+	feat := sc.Features
+	if opt.Features != nil {
+		feat = *opt.Features
+	}
+	rq, err := eevdf.NewCfsRq(
+		eevdf.WithFeatures(feat),
+		eevdf.WithBaseSlice(sc.BaseSlice),
+		eevdf.WithTickNsec(eevdf.TickNsecForHZ(sc.HZ)),
+		eevdf.WithTimeline(opt.Backend),
+		eevdf.WithKernel(opt.Kernel),
+	)
+	if err != nil {
+		return nil, &Error{File: sc.Name, Pos: Pos{1, 1}, Msg: err.Error()}
+	}
+	r := &Replayer{sc: sc, rq: rq, ses: make([]*eevdf.SchedEntity, len(sc.Tasks)), created: make([]bool, len(sc.Tasks))}
+	for i, t := range sc.Tasks {
+		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(sc.BaseSlice), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
+		if t.hasWeight {
+			opts = append(opts, eevdf.WithWeight(t.Weight))
+		} else {
+			opts = append(opts, eevdf.WithNice(t.Nice))
+		}
+		se, err := eevdf.NewEntity(t.Name, opts...)
+		if err != nil {
+			return nil, &Error{File: sc.Name, Pos: t.Pos, Msg: err.Error()}
+		}
+		r.ses[i] = se
+	}
+	r.res.Tasks = make([]TaskState, len(sc.Tasks))
+	return r, nil
+}
+
+// RunQueue returns the runqueue being driven.
+func (r *Replayer) RunQueue() *eevdf.CfsRq { return r.rq }
+
+// Entity returns the entity of the i-th declared task.
+func (r *Replayer) Entity(i int) *eevdf.SchedEntity { return r.ses[i] }
+
+// Done reports whether every operation has been replayed.
+func (r *Replayer) Done() bool { return r.next >= len(r.sc.Ops) }
+
+// Step replays the next operation and returns its result. The Result
+// (and its Tasks slice) is reused by the next Step. An operation that is
+// not defined in the current state is an *Error and is not executed.
+func (r *Replayer) Step() (*Result, error) {
+	if r.Done() {
+		return nil, errors.New("scenario: no operation left")
+	}
+	op := r.sc.Ops[r.next]
+	if err := r.apply(op); err != nil {
+		return nil, &Error{File: r.sc.Name, Pos: op.Pos, Msg: err.Error()}
+	}
+	r.fill(r.next, op)
+	r.next++
+	return &r.res, nil
+}
+
+// apply drives the kernel sequence of KERNEL-SPEC §11 for one operation.
+func (r *Replayer) apply(op Op) error {
+	rq := r.rq
+	if err := rq.SetClock(op.At); err != nil {
+		return err
+	}
+	var se *eevdf.SchedEntity
+	if op.Task >= 0 {
+		se = r.ses[op.Task]
+	}
+	curr := rq.Curr()
+	switch op.Kind {
+	case OpNew:
+		// wake_up_new_task: the fresh entity is enqueued as new
+		// (ENQUEUE_INITIAL, no ENQUEUE_WAKEUP), then the wakeup check
+		// with WF_FORK.
+		if r.created[op.Task] {
+			return fmt.Errorf("new %s: the task already exists", se.Name())
+		}
+		if err := rq.Enqueue(se, eevdf.EnqueueInitial); err != nil {
+			return err
+		}
+		r.created[op.Task] = true
+		rq.WakeupPreempt(se, eevdf.WFFork)
+	case OpWakeup:
+		// try_to_wake_up: a delayed task is only requeued, and checked
+		// against curr unless it is curr; a dequeued task is enqueued with
+		// ENQUEUE_WAKEUP and checked with WF_TTWU.
+		switch {
+		case !r.created[op.Task]:
+			return fmt.Errorf("wakeup %s: the task was never created (use new)", se.Name())
+		case se.Delayed():
+			if err := rq.Enqueue(se, eevdf.EnqueueDelayed); err != nil {
+				return err
+			}
+			if se != rq.Curr() {
+				rq.WakeupPreempt(se, eevdf.WFTTWU)
+			}
+		case se == curr:
+			return fmt.Errorf("wakeup %s: the task is running", se.Name())
+		case se.OnRq():
+			return fmt.Errorf("wakeup %s: the task is queued and not delayed", se.Name())
+		default:
+			if err := rq.Enqueue(se, eevdf.EnqueueWakeup); err != nil {
+				return err
+			}
+			rq.WakeupPreempt(se, eevdf.WFTTWU)
+		}
+	case OpSleep:
+		// block_task, then __schedule.
+		if curr == nil {
+			return errors.New("sleep with nothing running")
+		}
+		if _, err := rq.Dequeue(curr, eevdf.DequeueSleep); err != nil {
+			return err
+		}
+		rq.PickNext()
+	case OpSchedule:
+		rq.PickNext()
+	case OpTick:
+		rq.Tick()
+	case OpYield:
+		if curr == nil {
+			return errors.New("yield with nothing running")
+		}
+		rq.Yield()
+		rq.PickNext()
+	case OpRenice:
+		return rq.SetNice(se, int(op.Arg))
+	case OpSlice:
+		return rq.SetSlice(se, uint64(op.Arg))
+	case OpForcePick:
+		switch {
+		case !se.OnRq():
+			return fmt.Errorf("forcepick %s: the task is not queued", se.Name())
+		case se.Delayed():
+			return fmt.Errorf("forcepick %s: the task is delayed", se.Name())
+		}
+		return rq.SetNext(se)
+	}
+	return nil
+}
+
+func (r *Replayer) fill(i int, op Op) {
+	rq := r.rq
+	res := &r.res
+	res.I, res.T, res.Op = i, op.At, op.Kind
+	res.Task = ""
+	if op.Task >= 0 {
+		res.Task = r.sc.Tasks[op.Task].Name
+	}
+	res.V = rq.V()
+	res.Curr = ""
+	if c := rq.Curr(); c != nil {
+		res.Curr = c.Name()
+	}
+	res.Resched = rq.NeedResched()
+	res.HasPick = op.Kind.picks()
+	res.Picked = ""
+	if res.HasPick {
+		res.Picked = res.Curr
+	}
+	for k, se := range r.ses {
+		res.Tasks[k] = TaskState{
+			Name:     se.Name(),
+			OnRq:     se.OnRq(),
+			Delayed:  se.Delayed(),
+			Vruntime: se.Vruntime(),
+			Deadline: se.Deadline(),
+			VLag:     se.VLag(),
+			Lag:      int64(res.V - se.Vruntime()),
+			Eligible: se.OnRq() && rq.Eligible(se),
+			Weight:   se.Weight(),
+			Slice:    se.Slice(),
+			SumExec:  se.SumExecRuntime(),
+			Created:  r.created[k],
+		}
+	}
+}
+
+// Replay replays every operation of sc, calling emit with each result. It
+// stops at the first operation that is not defined in its state (an
+// *Error) or the first error emit returns; the results before it have
+// been emitted.
+func Replay(sc *Scenario, opt Options, emit func(*Result) error) error {
+	r, err := NewReplayer(sc, opt)
+	if err != nil {
+		return err
+	}
+	for !r.Done() {
+		res, err := r.Step()
+		if err != nil {
+			return err
+		}
+		if err := emit(res); err != nil {
+			return err
+		}
+	}
+	return nil
+}

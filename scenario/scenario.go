@@ -1,0 +1,155 @@
+// Package scenario reads and replays the scenario language: small worked
+// examples of a fair runqueue, written one statement a line, as scheduler
+// developers write them on the mailing list.
+//
+//	# three equal tasks on a 1 ms tick
+//	features NO_RUN_TO_PARITY
+//	base_slice 700000
+//	hz 1000
+//	task A
+//	task B nice=5 slice=300000
+//	task C weight=2048 policy=batch
+//	0        new A
+//	0        new B
+//	0        schedule
+//	1000000  tick
+//	1000000  schedule
+//
+// Header statements (features, base_slice, hz, task) come before any
+// operation. An operation is "AT_NS OP [ARGS]" with times never
+// decreasing; the operations are new, wakeup, sleep, schedule, tick,
+// yield, renice, slice and forcepick, each driving package eevdf through
+// exactly the kernel sequence it models (see Replay).
+//
+// Replay prints one JSON object per operation (Result), the format the
+// kernel's own fair.c prints in the same harness, so the two can be
+// compared field by field; WriteTable prints the same as an aligned table.
+package scenario
+
+import (
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+)
+
+// Scenario is a parsed scenario file.
+type Scenario struct {
+	Name      string       // file name, for messages
+	Features  features.Set // the defaults with the features statements applied
+	BaseSlice uint64       // ns; default eevdf.DefaultBaseSlice
+	HZ        uint64       // default 1000
+	Tasks     []Task       // in declaration order
+	Ops       []Op
+}
+
+// Task is a task declaration.
+type Task struct {
+	Name      string
+	Nice      int
+	Weight    uint64 // scaled down (1024 = nice 0); 0: from Nice
+	Slice     uint64 // requested custom slice (sched_runtime); 0: base slice
+	Policy    eevdf.Policy
+	Pos       Pos
+	hasWeight bool
+}
+
+// OpKind is an operation word.
+type OpKind uint8
+
+// The operations.
+const (
+	OpNew OpKind = iota
+	OpWakeup
+	OpSleep
+	OpSchedule
+	OpTick
+	OpYield
+	OpRenice
+	OpSlice
+	OpForcePick
+	numOps
+)
+
+var opNames = [numOps]string{"new", "wakeup", "sleep", "schedule", "tick", "yield", "renice", "slice", "forcepick"}
+
+func (k OpKind) String() string {
+	if k < numOps {
+		return opNames[k]
+	}
+	return "?"
+}
+
+// takesTask reports whether the operation names a task.
+func (k OpKind) takesTask() bool {
+	switch k {
+	case OpNew, OpWakeup, OpRenice, OpSlice, OpForcePick:
+		return true
+	}
+	return false
+}
+
+// picks reports whether the operation ends in a pick (reported in "picked").
+func (k OpKind) picks() bool {
+	switch k {
+	case OpSleep, OpSchedule, OpYield, OpForcePick:
+		return true
+	}
+	return false
+}
+
+// Op is one operation.
+type Op struct {
+	At   uint64 // task-clock time, ns
+	Kind OpKind
+	Task int   // index into Scenario.Tasks, -1 if none
+	Arg  int64 // renice: the nice value; slice: the runtime in ns
+	Pos  Pos
+}
+
+// Pos is a position in the scenario file.
+type Pos struct {
+	Line, Col int
+}
+
+// Limits on what a scenario may declare, so that arbitrary input cannot
+// exhaust memory.
+const (
+	MaxTasks = 4096
+	MaxOps   = 10_000_000
+)
+
+// Error is a parse or replay error at a position of the file.
+type Error struct {
+	File string
+	Pos  Pos
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	name := e.File
+	if name == "" {
+		name = "scenario"
+	}
+	return name + ":" + itoa(e.Pos.Line) + ":" + itoa(e.Pos.Col) + ": " + e.Msg
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
