@@ -1,0 +1,216 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/scenario"
+)
+
+const replayHelp = `Usage: fairclass replay FILE [flags]
+
+Replays the scenario FILE ("-" reads standard input) on the model and prints
+one JSON object per operation: i, t, op, task, V, curr, resched, picked and
+every declared task's on_rq, delayed, vruntime, deadline, vlag, lag,
+eligible, weight, slice and sum_exec. This is the format the kernel's own
+fair.c prints in the same harness, so the two compare field by field.
+
+Flags:
+  --table               print an aligned table instead: vruntimes relative to
+                        the first V, one row per task per operation, * marks
+                        an eligible task
+  --backend btree|rbtree
+                        the timeline structure (default btree; both give
+                        identical results)
+  --features TOKENS     debugfs tokens applied after the scenario's own
+                        features line, e.g. "NO_RUN_TO_PARITY PLACE_JOIN_LAG"
+  --kernel v7.3|v7.1|v7.0
+                        the kernel whose fair.c to follow (default v7.3, the
+                        modelled mainline); v7.0 also wants
+                        --features "NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"
+  --trace FILE          also write a Chrome/Perfetto trace: open it in
+                        https://ui.perfetto.dev (Open trace file); one track
+                        per task, instants for wakeups, reschedule requests
+                        and delayed dequeues, counters for V and each lag
+
+An operation that is not defined in the state the scenario reached (a sleep
+with nothing running, a wakeup of a running task...) stops the replay with
+FILE:LINE:COL and the reason; what was replayed before it is printed.
+`
+
+func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	table := fs.Bool("table", false, "")
+	backend := fs.String("backend", "btree", "")
+	feat := fs.String("features", "", "")
+	trace := fs.String("trace", "", "")
+	kernel := fs.String("kernel", "v7.3", "")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, replayHelp)
+			return 0
+		}
+		fmt.Fprintf(stderr, "fairclass replay: %v\n\n%s", err, replayHelp)
+		return 2
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "fairclass replay: want one scenario file, got %d\n\n%s", len(files), replayHelp)
+		return 2
+	}
+	var opt scenario.Options
+	k, err := eevdf.ParseKernel(*kernel)
+	if err != nil {
+		fmt.Fprintf(stderr, "fairclass replay: --kernel: %v\n", err)
+		return 2
+	}
+	opt.Kernel = k
+	switch *backend {
+	case "btree":
+		opt.Backend = eevdf.BTree
+	case "rbtree":
+		opt.Backend = eevdf.RBTree
+	default:
+		fmt.Fprintf(stderr, "fairclass replay: --backend %q: want btree or rbtree\n", *backend)
+		return 2
+	}
+
+	var in io.Reader = stdin
+	name := files[0]
+	if name == "-" {
+		name = "<stdin>"
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			fmt.Fprintf(stderr, "fairclass replay: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		in = f
+	}
+	sc, err := scenario.Parse(in, name)
+	if err != nil {
+		fmt.Fprintf(stderr, "%v\n", err)
+		return 1
+	}
+	if *feat != "" {
+		s, err := sc.Features.Apply(*feat)
+		if err != nil {
+			fmt.Fprintf(stderr, "fairclass replay: --features: %v\n", err)
+			return 2
+		}
+		opt.Features = &s
+	}
+
+	w := bufio.NewWriterSize(stdout, 1<<16)
+	defer w.Flush()
+	var emit func(*scenario.Result) error
+	var tw *scenario.TableWriter
+	if *table {
+		tw = scenario.NewTableWriter(w, sc)
+		emit = tw.Write
+	} else {
+		emit = scenario.JSONWriter(w)
+	}
+	var trw *scenario.TraceWriter
+	var last uint64
+	if *trace != "" {
+		f, err := os.Create(*trace)
+		if err != nil {
+			fmt.Fprintf(stderr, "fairclass replay: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		trw = scenario.NewTraceWriter(f, sc)
+		out := emit
+		emit = func(res *scenario.Result) error {
+			last = res.T
+			if err := trw.Write(res); err != nil {
+				return err
+			}
+			return out(res)
+		}
+	}
+	err = scenario.Replay(sc, opt, emit)
+	if tw != nil {
+		if ferr := tw.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	if trw != nil {
+		if cerr := trw.Close(last); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		w.Flush()
+		fmt.Fprintf(stderr, "%v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// parseInterleaved parses flags that may come before or after the
+// positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+const scenarioHelp = `A scenario is a text file, one statement a line; # starts a comment.
+
+Header (before any operation):
+  features TOKEN...     debugfs spelling, applied to the kernel defaults
+  base_slice NS         sysctl_sched_base_slice (default 700000)
+  hz N                  TICK_NSEC for the lag clamp (default 1000)
+  task NAME [nice=N | weight=W] [slice=NS] [policy=normal|batch|idle]
+
+Operations, "AT_NS OP [ARGS]", times never decreasing:
+  new T         wake_up_new_task: enqueue as new, then the wakeup check (WF_FORK)
+  wakeup T      try_to_wake_up: requeue a delayed T, or enqueue it; the wakeup check
+  sleep         the running task blocks (may stay queued as delayed), then schedule
+  schedule      __schedule: pick, then put_prev/set_next if the pick changed
+  tick          task_tick_fair on the running task
+  yield         sched_yield, then schedule
+  renice T N    set_user_nice
+  slice T NS    sched_setattr with sched_runtime = NS (0: the base slice)
+  forcepick T   a core-scheduling forced pick of the queued task T
+
+Nothing schedules implicitly: write schedule where the kernel would reach a
+preemption point.
+`
+
+func featuresHelp() string {
+	var b strings.Builder
+	b.WriteString("Features, with their defaults (NO_X turns X off):\n")
+	for _, f := range features.All() {
+		on := "off"
+		if f.Default() {
+			on = "on"
+		}
+		kind := ""
+		if f.Seed() {
+			kind = "  (seed patch)"
+		}
+		fmt.Fprintf(&b, "  %-24s %s%s\n", f, on, kind)
+	}
+	return b.String()
+}
