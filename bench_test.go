@@ -1,0 +1,222 @@
+package fairclass_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/btree"
+	"github.com/schedmodel/fairclass/eevdf"
+)
+
+// The pick path under a steady load: n CPU-bound entities with a
+// fixed-seed mix of nice values {−5, 0, 5} and slices {0.1, 0.7, 3 ms};
+// each iteration runs the current entity for one slice, then schedules
+// (charge, deadline renewal, pick, put the previous entity back, install
+// the next one). Two eevdf timelines are measured against two naive EEVDF
+// pickers that keep the same sums but scan for the first eligible entity
+// in deadline order: an ordered set (google/btree) and a plain slice.
+
+var sizes = []int{1, 2, 4, 16, 64, 256, 1024, 4096, 16384, 65536}
+
+var (
+	mixNice  = []int{-5, 0, 5}
+	mixSlice = []uint64{100000, 700000, 3000000}
+)
+
+func entityMix(n int) (nices []int, slices []uint64) {
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	for i := 0; i < n; i++ {
+		nices = append(nices, mixNice[rng.IntN(3)])
+		slices = append(slices, mixSlice[rng.IntN(3)])
+	}
+	return nices, slices
+}
+
+func newLoadedRq(b *testing.B, backend eevdf.Backend, n int) *eevdf.CfsRq {
+	rq, err := eevdf.NewCfsRq(eevdf.WithTimeline(backend))
+	if err != nil {
+		b.Fatal(err)
+	}
+	nices, slices := entityMix(n)
+	for i := 0; i < n; i++ {
+		se, err := eevdf.NewEntity(fmt.Sprint(i), eevdf.WithNice(nices[i]), eevdf.WithSlice(slices[i]))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rq.Enqueue(se, eevdf.EnqueueInitial); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rq.PickNext()
+	return rq
+}
+
+// runSlices runs iters rounds of "run curr for its slice, schedule".
+func runSlices(rq *eevdf.CfsRq, now *uint64, iters int) {
+	for i := 0; i < iters; i++ {
+		*now += rq.Curr().Slice()
+		rq.SetClock(*now)
+		rq.PickNext()
+	}
+}
+
+func BenchmarkPick(b *testing.B) {
+	for _, bk := range []eevdf.Backend{eevdf.BTree, eevdf.RBTree} {
+		for _, n := range sizes {
+			b.Run(fmt.Sprintf("%v/n=%d", bk, n), func(b *testing.B) {
+				rq := newLoadedRq(b, bk, n)
+				var now uint64
+				runSlices(rq, &now, 4*n+1000) // reach the steady state
+				before := rq.Stats()
+				b.ReportAllocs()
+				b.ResetTimer()
+				runSlices(rq, &now, b.N)
+				b.StopTimer()
+				st := rq.Stats()
+				b.ReportMetric(float64(st.Visited-before.Visited)/float64(b.N), "visited/pick")
+			})
+		}
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("googlebtree-scan/n=%d", n), func(b *testing.B) {
+			benchNaive(b, n, newTreeScan())
+		})
+	}
+	for _, n := range sizes {
+		if n > 16384 {
+			continue // quadratic: minutes per run
+		}
+		b.Run(fmt.Sprintf("slice-scan/n=%d", n), func(b *testing.B) {
+			benchNaive(b, n, &sliceScan{})
+		})
+	}
+}
+
+// The naive pickers share this entity and the kernel's weighted sums
+// (keys relative to a fixed zero, full weights), so that they compute the
+// same schedule as the model up to its rounding details; they differ only
+// in how they find the first eligible entity.
+
+type naiveEntity struct {
+	vruntime, deadline uint64
+	w                  int64 // full weight (nice 0 = 1048576)
+	vslice             uint64
+	slice              uint64
+	seq                uint64
+}
+
+type naiveQueue interface {
+	insert(e *naiveEntity)
+	erase(e *naiveEntity)
+	// first returns the first entity in deadline order with eligible(e).
+	first(eligible func(*naiveEntity) bool) (*naiveEntity, int)
+}
+
+type treeScan struct{ t *btree.BTreeG[*naiveEntity] }
+
+func newTreeScan() *treeScan {
+	return &treeScan{btree.NewG(32, func(a, b *naiveEntity) bool {
+		if d := int64(a.deadline - b.deadline); d != 0 {
+			return d < 0
+		}
+		return a.seq < b.seq
+	})}
+}
+
+func (q *treeScan) insert(e *naiveEntity) { q.t.ReplaceOrInsert(e) }
+func (q *treeScan) erase(e *naiveEntity)  { q.t.Delete(e) }
+func (q *treeScan) first(eligible func(*naiveEntity) bool) (best *naiveEntity, visited int) {
+	q.t.Ascend(func(e *naiveEntity) bool {
+		visited++
+		if eligible(e) {
+			best = e
+			return false
+		}
+		return true
+	})
+	return best, visited
+}
+
+type sliceScan struct{ es []*naiveEntity }
+
+func (q *sliceScan) insert(e *naiveEntity) { q.es = append(q.es, e) }
+func (q *sliceScan) erase(e *naiveEntity) {
+	for i, x := range q.es {
+		if x == e {
+			q.es[i] = q.es[len(q.es)-1]
+			q.es = q.es[:len(q.es)-1]
+			return
+		}
+	}
+}
+func (q *sliceScan) first(eligible func(*naiveEntity) bool) (best *naiveEntity, visited int) {
+	for _, e := range q.es {
+		visited++
+		if eligible(e) && (best == nil || int64(e.deadline-best.deadline) < 0 ||
+			e.deadline == best.deadline && e.seq < best.seq) {
+			best = e
+		}
+	}
+	return best, visited
+}
+
+// naiveSums are the kernel's weighted sums, keys relative to 0.
+type naiveSums struct {
+	sumWV int64 // Σ w·v over the queue (curr excluded)
+	sumW  int64
+	seq   uint64
+}
+
+// eligible is vruntime_eligible without curr (it is back in the queue
+// when the pick runs).
+func (s *naiveSums) eligible(e *naiveEntity) bool {
+	return s.sumWV >= int64(e.vruntime)*s.sumW
+}
+
+func benchNaive(b *testing.B, n int, q naiveQueue) {
+	var s naiveSums
+	add := func(e *naiveEntity) {
+		s.seq++
+		e.seq = s.seq
+		s.sumWV += int64(e.vruntime) * e.w
+		s.sumW += e.w
+		q.insert(e)
+	}
+	remove := func(e *naiveEntity) {
+		q.erase(e)
+		s.sumWV -= int64(e.vruntime) * e.w
+		s.sumW -= e.w
+	}
+	nices, slices := entityMix(n)
+	for i := 0; i < n; i++ {
+		w := int64(eevdf.NiceWeight(nices[i])) << 10
+		e := &naiveEntity{w: w, slice: slices[i], vslice: slices[i] * (1 << 20) / uint64(w)}
+		e.deadline = e.vslice / 2
+		add(e)
+	}
+	eligible := s.eligible
+	curr, _ := q.first(eligible)
+	remove(curr)
+	var visited int
+	step := func() {
+		curr.vruntime += curr.vslice // one slice of real time
+		curr.deadline = curr.vruntime + curr.vslice
+		add(curr)
+		next, v := q.first(eligible)
+		visited += v
+		remove(next)
+		curr = next
+	}
+	for i := 0; i < 4*n+1000; i++ {
+		step()
+	}
+	visited = 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(visited)/float64(b.N), "visited/pick")
+}
