@@ -214,6 +214,20 @@ type Set struct{ bits uint64 }
 // Default returns the kernel's default feature set.
 func Default() Set { return Set{defaults} }
 
+// Preset returns the default feature set of a kernel version: "v7.3"
+// (the modelled kernel) and "v7.1" are Default; "v7.0" predates the seed
+// patches 000 and 002, so it has NO_DELAY_LAG_FLOOR and
+// NO_PREEMPT_FLUSH_DELAYED.
+func Preset(kernel string) (Set, error) {
+	switch kernel {
+	case "v7.3", "v7.1":
+		return Default(), nil
+	case "v7.0":
+		return Default().Without(DelayLagFloor, PreemptFlushDelayed), nil
+	}
+	return Set{}, fmt.Errorf("features: unknown kernel preset %q (want v7.3, v7.1 or v7.0)", kernel)
+}
+
 // None returns the set with every feature off.
 func None() Set { return Set{} }
 

@@ -118,3 +118,18 @@ func TestLookupAndNames(t *testing.T) {
 		t.Error("Seed() misclassifies")
 	}
 }
+
+func TestPresets(t *testing.T) {
+	for _, k := range []string{"v7.3", "v7.1"} {
+		if s, err := Preset(k); err != nil || s != Default() {
+			t.Errorf("Preset(%s) = %v, %v", k, s.Diff(Default()), err)
+		}
+	}
+	s, err := Preset("v7.0")
+	if err != nil || s.Diff(Default()) != "NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED" {
+		t.Errorf("Preset(v7.0) = %q, %v", s.Diff(Default()), err)
+	}
+	if _, err := Preset("v6.6"); err == nil {
+		t.Error("unknown preset accepted")
+	}
+}
