@@ -13,7 +13,7 @@ import (
 // (·343040/112640).
 func TestReniceWhileAsleepRescales(t *testing.T) {
 	for _, tc := range []struct {
-		kernel               eevdf.Kernel
+		kernel                eevdf.Kernel
 		after5, after10, woke int64
 	}{
 		{eevdf.KernelV73, -266667, -266667, -2482427},
