@@ -1,0 +1,663 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+)
+
+// Config describes one simulation.
+type Config struct {
+	// Seed seeds the PCG generator behind every random draw (jittered
+	// phases). The same Config and Seed give byte-identical reports.
+	Seed uint64
+	// CPUs is the number of CPUs, 1..64 (default 1).
+	CPUs int
+	// Duration is the stop time: events up to and including it are
+	// processed. It must be positive. The run ends earlier if every task
+	// exits.
+	Duration time.Duration
+	// Features is the fair-class feature set; nil means the kernel defaults.
+	Features *features.Set
+	// BaseSlice is sysctl_sched_base_slice (default 700 µs, one CPU; the
+	// kernel scales it by 1 + ilog2(min(CPUs, 8)), set it accordingly).
+	BaseSlice time.Duration
+	// HZ is the tick rate (default 1000); TICK_NSEC = (10^9 + HZ/2) / HZ is
+	// the tick period and enters the lag clamp.
+	HZ int
+	// Timeline selects the runqueue's timeline backend.
+	Timeline eevdf.Backend
+	// WakeupCost delays the reschedule that a wakeup requests (the IPI and
+	// the path to the preemption point); 0 preempts at once.
+	WakeupCost time.Duration
+	// SwitchCost is CPU time spent after each context switch before the new
+	// task makes progress; it is charged to that task, as the kernel charges
+	// whatever runs after its exec_start.
+	SwitchCost time.Duration
+	// CorePairs makes pairs of CPUs SMT siblings under core scheduling
+	// (see the package documentation for the rule).
+	CorePairs [][2]int
+	// CoreRule selects which sibling's pick sets a core's cookie.
+	CoreRule CoreRule
+	// Workloads are the tasks to run, created in order.
+	Workloads []Workload
+	// ShareInterval, if positive, samples every task's CPU time at that
+	// interval (Report.Shares), for runtime-share plots; each sample
+	// allocates a row of one counter per task.
+	ShareInterval time.Duration
+	// Trace records the schedule for Report.WriteTrace.
+	Trace bool
+	// Debug checks every runqueue's invariants and the simulator's own
+	// bookkeeping after every event; the first violation ends the run with
+	// an error. It slows the run down by the size of the queues.
+	Debug bool
+	// ScenarioLog, if set, receives the run in the scenario language
+	// (package scenario, "fairclass replay"): one operation per core-side
+	// sequence the simulator drives, for replay and comparison with the
+	// kernel. One CPU only; a task exit ends the run with an error.
+	ScenarioLog io.Writer
+	// Progress, if set, is called with the fraction of the stop time
+	// simulated so far, about every 1% and with 1 at the end, from the
+	// simulating goroutine.
+	Progress func(frac float64)
+}
+
+// LoadConfig reads a JSON configuration file.
+func LoadConfig(path string) (Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, err
+	}
+	return ParseConfig(data, filepath.Dir(path))
+}
+
+// ParseConfig parses a JSON configuration; dir resolves relative file
+// names in it (rt-app files). Durations are strings
+// in Go syntax ("700us", "2.8ms", "30s") or integers of nanoseconds.
+//
+//	{
+//	  "seed": 1,                      // Config.Seed
+//	  "cpus": 1,                      // Config.CPUs
+//	  "duration": "30s",              // Config.Duration
+//	  "features": "NO_PLACE_LAG",     // debugfs tokens applied to the kernel defaults
+//	  "base_slice": "700us",
+//	  "hz": 1000,
+//	  "timeline": "btree",            // or "rbtree"
+//	  "wakeup_cost": "0", "switch_cost": "0",
+//	  "core_pairs": [[0, 1]],
+//	  "core_rule": "leader",          // or "priority"
+//	  "share_interval": "100ms",
+//	  "trace": false, "debug": false,
+//	  "workloads": [ WORKLOAD, ... ]
+//	}
+//
+// Every WORKLOAD object has a "kind", an optional "name", and the task
+// attributes "nice", "policy" ("normal", "batch", "idle"), "slice",
+// "cpus" (a list), "cookie" and "start". The other keys by kind (zero or
+// absent means the default documented on the Go type):
+//
+//	cyclictest:   threads, interval, distance, duration, loops, work
+//	hackbench:    groups, fds, loops, pipe, threads, datasize, write_cost, read_cost, capacity
+//	stress:       n, timeout
+//	yield_loop:   yield_for, yield_cost, spin_for
+//	massive_intr: n, runtime, sleeptime, duration
+//	schbench:     message_threads, workers, cputime, sleeptime, message_cost
+//	rtapp:        file (an rt-app JSON file, relative to the config's
+//	              directory) or rtapp (the rt-app object inline)
+//	tasks:        channels: [{"name", "capacity", "sync"}],
+//	              tasks: [{"name", "instances", task attributes..., "program": [PHASE, ...]}]
+//
+// A PHASE is an object with one action key:
+//
+//	{"run": "1ms", "jitter": "100us"}   {"spin": true}  {"spin": "5s"}  {"spin_until": "30s"}
+//	{"sleep": "1ms", "jitter": "0"}     {"sleep_until": "2s"}
+//	{"timer": "1ms", "until": "10s"}    {"latency": true}
+//	{"send": "CHANNEL", "n": 1, "reply_to": "CHANNEL"}  {"recv": "CHANNEL", "n": 1}  {"reply": true}
+//	{"yield": true}  {"mark": "LABEL"}  {"set_nice": 5}  {"set_slice": "3ms"}  {"exit": true}
+//	{"loop": 10, "body": [PHASE, ...]}  {"forever": [PHASE, ...]}  {"loop_for": "5s", "body": [PHASE, ...]}
+//
+// Unknown keys are errors. testdata/config.json is a complete example.
+func ParseConfig(data []byte, dir string) (Config, error) {
+	var jc struct {
+		Seed          uint64            `json:"seed"`
+		CPUs          int               `json:"cpus"`
+		Duration      JSONDuration      `json:"duration"`
+		Features      string            `json:"features"`
+		BaseSlice     JSONDuration      `json:"base_slice"`
+		HZ            int               `json:"hz"`
+		Timeline      string            `json:"timeline"`
+		WakeupCost    JSONDuration      `json:"wakeup_cost"`
+		SwitchCost    JSONDuration      `json:"switch_cost"`
+		CorePairs     [][2]int          `json:"core_pairs"`
+		CoreRule      string            `json:"core_rule"`
+		ShareInterval JSONDuration      `json:"share_interval"`
+		Trace         bool              `json:"trace"`
+		Debug         bool              `json:"debug"`
+		Workloads     []json.RawMessage `json:"workloads"`
+	}
+	if err := strictDecode(data, &jc); err != nil {
+		return Config{}, fmt.Errorf("config: %w", err)
+	}
+	cfg := Config{
+		Seed:          jc.Seed,
+		CPUs:          jc.CPUs,
+		Duration:      time.Duration(jc.Duration),
+		BaseSlice:     time.Duration(jc.BaseSlice),
+		HZ:            jc.HZ,
+		WakeupCost:    time.Duration(jc.WakeupCost),
+		SwitchCost:    time.Duration(jc.SwitchCost),
+		CorePairs:     jc.CorePairs,
+		ShareInterval: time.Duration(jc.ShareInterval),
+		Trace:         jc.Trace,
+		Debug:         jc.Debug,
+	}
+	if jc.Features != "" {
+		fs, err := features.Parse(jc.Features)
+		if err != nil {
+			return Config{}, fmt.Errorf("config: features: %w", err)
+		}
+		cfg.Features = &fs
+	}
+	switch jc.CoreRule {
+	case "", "leader":
+		cfg.CoreRule = CoreLeader
+	case "priority":
+		cfg.CoreRule = CorePriority
+	default:
+		return Config{}, fmt.Errorf("config: core_rule %q: want leader or priority", jc.CoreRule)
+	}
+	switch strings.ToLower(jc.Timeline) {
+	case "", "btree":
+		cfg.Timeline = eevdf.BTree
+	case "rbtree":
+		cfg.Timeline = eevdf.RBTree
+	default:
+		return Config{}, fmt.Errorf("config: timeline %q: want btree or rbtree", jc.Timeline)
+	}
+	for i, raw := range jc.Workloads {
+		w, dur, err := parseWorkload(raw, dir)
+		if err != nil {
+			return Config{}, fmt.Errorf("config: workload %d: %w", i, err)
+		}
+		if cfg.Duration == 0 && dur > 0 {
+			cfg.Duration = dur // an rt-app file's global duration
+		}
+		cfg.Workloads = append(cfg.Workloads, w)
+	}
+	return cfg, nil
+}
+
+// strictDecode decodes one JSON value into v, refusing unknown keys and
+// trailing data.
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON value")
+	}
+	return nil
+}
+
+// JSONDuration is a time.Duration that reads from JSON as a Go duration
+// string ("2.8ms") or an integer of nanoseconds.
+type JSONDuration time.Duration
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *JSONDuration) UnmarshalJSON(b []byte) error {
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		if s == "0" || s == "" {
+			*d = 0
+			return nil
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return err
+		}
+		*d = JSONDuration(v)
+		return nil
+	}
+	v, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return fmt.Errorf("duration %s: want a string like \"2ms\" or integer nanoseconds", b)
+	}
+	*d = JSONDuration(v)
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d JSONDuration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}
+
+// jsonTaskOpts are the task attributes every workload object may carry.
+type jsonTaskOpts struct {
+	Nice   int          `json:"nice"`
+	Policy string       `json:"policy"`
+	Slice  JSONDuration `json:"slice"`
+	CPUs   []int        `json:"cpus"`
+	Cookie uint64       `json:"cookie"`
+	Start  JSONDuration `json:"start"`
+}
+
+func (o *jsonTaskOpts) options() (TaskOptions, error) {
+	p, err := parsePolicy(o.Policy)
+	if err != nil {
+		return TaskOptions{}, err
+	}
+	return TaskOptions{Nice: o.Nice, Policy: p, Slice: time.Duration(o.Slice), CPUs: o.CPUs, Cookie: o.Cookie, Start: time.Duration(o.Start)}, nil
+}
+
+// parsePolicy reads a fair-class policy name.
+func parsePolicy(s string) (eevdf.Policy, error) {
+	switch strings.ToLower(s) {
+	case "", "normal", "other", "sched_other", "sched_normal":
+		return eevdf.PolicyNormal, nil
+	case "batch", "sched_batch":
+		return eevdf.PolicyBatch, nil
+	case "idle", "sched_idle":
+		return eevdf.PolicyIdle, nil
+	}
+	return 0, fmt.Errorf("policy %q: want normal, batch or idle (only the fair class is modelled)", s)
+}
+
+// parseWorkload decodes one workload object; an rt-app workload may carry
+// a global duration.
+func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, error) {
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, 0, err
+	}
+	type common struct {
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+		jsonTaskOpts
+	}
+	switch head.Kind {
+	case "cyclictest":
+		var j struct {
+			common
+			Threads  int          `json:"threads"`
+			Interval JSONDuration `json:"interval"`
+			Distance JSONDuration `json:"distance"`
+			Duration JSONDuration `json:"duration"`
+			Loops    int          `json:"loops"`
+			Work     JSONDuration `json:"work"`
+		}
+		if err := strictDecode(raw, &j); err != nil {
+			return nil, 0, err
+		}
+		opt, err := j.options()
+		if err != nil {
+			return nil, 0, err
+		}
+		return &CyclictestWorkload{Label: j.Name, Threads: j.Threads, Interval: time.Duration(j.Interval),
+			Distance: time.Duration(j.Distance), Duration: time.Duration(j.Duration), Loops: j.Loops,
+			Work: time.Duration(j.Work), Options: opt}, 0, nil
+	case "hackbench":
+		var j struct {
+			common
+			Groups    int          `json:"groups"`
+			Fds       int          `json:"fds"`
+			Loops     int          `json:"loops"`
+			Pipe      bool         `json:"pipe"`
+			Threads   bool         `json:"threads"`
+			DataSize  int          `json:"datasize"`
+			WriteCost JSONDuration `json:"write_cost"`
+			ReadCost  JSONDuration `json:"read_cost"`
+			Capacity  int          `json:"capacity"`
+		}
+		if err := strictDecode(raw, &j); err != nil {
+			return nil, 0, err
+		}
+		opt, err := j.options()
+		if err != nil {
+			return nil, 0, err
+		}
+		return &HackbenchWorkload{Label: j.Name, Groups: j.Groups, Fds: j.Fds, Loops: j.Loops, Pipe: j.Pipe,
+			Threads: j.Threads, DataSize: j.DataSize, WriteCost: time.Duration(j.WriteCost),
+			ReadCost: time.Duration(j.ReadCost), Capacity: j.Capacity, Options: opt}, 0, nil
+	case "stress":
+		var j struct {
+			common
+			N       int          `json:"n"`
+			Timeout JSONDuration `json:"timeout"`
+		}
+		if err := strictDecode(raw, &j); err != nil {
+			return nil, 0, err
+		}
+		opt, err := j.options()
+		if err != nil {
+			return nil, 0, err
+		}
+		return &StressWorkload{Label: j.Name, N: j.N, Timeout: time.Duration(j.Timeout), Options: opt}, 0, nil
+	case "yield_loop":
+		var j struct {
+			common
+			YieldFor  JSONDuration `json:"yield_for"`
+			YieldCost JSONDuration `json:"yield_cost"`
+			SpinFor   JSONDuration `json:"spin_for"`
+		}
+		if err := strictDecode(raw, &j); err != nil {
+			return nil, 0, err
+		}
+		opt, err := j.options()
+		if err != nil {
+			return nil, 0, err
+		}
+		return &YieldLoopWorkload{Label: j.Name, YieldFor: time.Duration(j.YieldFor), YieldCost: time.Duration(j.YieldCost),
+			SpinFor: time.Duration(j.SpinFor), Options: opt}, 0, nil
+	case "massive_intr":
+		var j struct {
+			common
+			N         int          `json:"n"`
+			Runtime   JSONDuration `json:"runtime"`
+			Sleeptime JSONDuration `json:"sleeptime"`
+			Duration  JSONDuration `json:"duration"`
+		}
+		if err := strictDecode(raw, &j); err != nil {
+			return nil, 0, err
+		}
+		opt, err := j.options()
+		if err != nil {
+			return nil, 0, err
+		}
+		return &MassiveIntrWorkload{Label: j.Name, N: j.N, Runtime: time.Duration(j.Runtime),
+			Sleeptime: time.Duration(j.Sleeptime), Duration: time.Duration(j.Duration), Options: opt}, 0, nil
+	case "schbench":
+		var j struct {
+			common
+			MessageThreads int          `json:"message_threads"`
+			Workers        int          `json:"workers"`
+			CPUTime        JSONDuration `json:"cputime"`
+			Sleeptime      JSONDuration `json:"sleeptime"`
+			MessageCost    JSONDuration `json:"message_cost"`
+		}
+		if err := strictDecode(raw, &j); err != nil {
+			return nil, 0, err
+		}
+		opt, err := j.options()
+		if err != nil {
+			return nil, 0, err
+		}
+		return &SchbenchWorkload{Label: j.Name, MessageThreads: j.MessageThreads, Workers: j.Workers,
+			CPUTime: time.Duration(j.CPUTime), Sleeptime: time.Duration(j.Sleeptime),
+			MessageCost: time.Duration(j.MessageCost), Options: opt}, 0, nil
+	case "rtapp":
+		var j struct {
+			Kind  string          `json:"kind"`
+			Name  string          `json:"name"`
+			File  string          `json:"file"`
+			RTApp json.RawMessage `json:"rtapp"`
+		}
+		if err := strictDecode(raw, &j); err != nil {
+			return nil, 0, err
+		}
+		data := []byte(j.RTApp)
+		switch {
+		case j.File != "" && len(j.RTApp) > 0:
+			return nil, 0, errors.New("rtapp: give file or rtapp, not both")
+		case j.File != "":
+			p := j.File
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			var err error
+			if data, err = os.ReadFile(p); err != nil {
+				return nil, 0, err
+			}
+		case len(j.RTApp) == 0:
+			return nil, 0, errors.New("rtapp: give file or rtapp")
+		}
+		w, err := ParseRTApp(data)
+		if err != nil {
+			return nil, 0, err
+		}
+		if j.Name != "" {
+			w.Label = j.Name
+		}
+		return w, w.Duration, nil
+	case "tasks":
+		w, err := parseTasksWorkload(raw)
+		return w, 0, err
+	case "":
+		return nil, 0, errors.New(`missing "kind"`)
+	}
+	return nil, 0, fmt.Errorf("unknown kind %q (cyclictest, hackbench, stress, yield_loop, massive_intr, schbench, rtapp, tasks)", head.Kind)
+}
+
+// parseTasksWorkload decodes a "tasks" workload: channels and tasks with
+// explicit programs.
+func parseTasksWorkload(raw json.RawMessage) (Workload, error) {
+	var j struct {
+		Kind     string `json:"kind"`
+		Name     string `json:"name"`
+		Channels []struct {
+			Name     string `json:"name"`
+			Capacity int    `json:"capacity"`
+			Sync     bool   `json:"sync"`
+		} `json:"channels"`
+		Tasks []struct {
+			Name      string `json:"name"`
+			Instances int    `json:"instances"`
+			jsonTaskOpts
+			Program []json.RawMessage `json:"program"`
+		} `json:"tasks"`
+	}
+	if err := strictDecode(raw, &j); err != nil {
+		return nil, err
+	}
+	chans := map[string]*Channel{}
+	for _, c := range j.Channels {
+		if _, dup := chans[c.Name]; dup {
+			return nil, fmt.Errorf("channel %q declared twice", c.Name)
+		}
+		ch := NewChannel(c.Name, c.Capacity, c.Sync)
+		if err := ch.validate(); err != nil {
+			return nil, err
+		}
+		chans[c.Name] = ch
+	}
+	var specs []TaskSpec
+	for _, t := range j.Tasks {
+		opt, err := t.options()
+		if err != nil {
+			return nil, fmt.Errorf("task %q: %w", t.Name, err)
+		}
+		prog, err := parsePhases(t.Program, chans)
+		if err != nil {
+			return nil, fmt.Errorf("task %q: %w", t.Name, err)
+		}
+		n := orDefault(t.Instances, 1)
+		if err := checkCount("instances", n, maxTasks); err != nil {
+			return nil, fmt.Errorf("task %q: %w", t.Name, err)
+		}
+		for i := range n {
+			name := t.Name
+			if n > 1 {
+				name = fmt.Sprintf("%s-%d", t.Name, i)
+			}
+			specs = append(specs, TaskSpec{Name: name, TaskOptions: opt, Program: prog})
+		}
+	}
+	return Custom(orDefault(j.Name, "tasks"), specs...), nil
+}
+
+// parsePhases decodes a program.
+func parsePhases(raws []json.RawMessage, chans map[string]*Channel) ([]Phase, error) {
+	var out []Phase
+	for i, raw := range raws {
+		p, err := parsePhase(raw, chans)
+		if err != nil {
+			return nil, fmt.Errorf("phase %d: %w", i, err)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
+	var j struct {
+		Run        *JSONDuration     `json:"run"`
+		Jitter     JSONDuration      `json:"jitter"`
+		Spin       json.RawMessage   `json:"spin"`
+		SpinUntil  *JSONDuration     `json:"spin_until"`
+		Sleep      *JSONDuration     `json:"sleep"`
+		SleepUntil *JSONDuration     `json:"sleep_until"`
+		Timer      *JSONDuration     `json:"timer"`
+		Until      JSONDuration      `json:"until"`
+		Latency    bool              `json:"latency"`
+		Send       *string           `json:"send"`
+		ReplyTo    string            `json:"reply_to"`
+		N          *int              `json:"n"`
+		Recv       *string           `json:"recv"`
+		Reply      bool              `json:"reply"`
+		Yield      bool              `json:"yield"`
+		Mark       *string           `json:"mark"`
+		SetNice    *int              `json:"set_nice"`
+		SetSlice   *JSONDuration     `json:"set_slice"`
+		Exit       bool              `json:"exit"`
+		Loop       *int              `json:"loop"`
+		LoopFor    *JSONDuration     `json:"loop_for"`
+		Body       []json.RawMessage `json:"body"`
+		Forever    []json.RawMessage `json:"forever"`
+	}
+	if err := strictDecode(raw, &j); err != nil {
+		return Phase{}, err
+	}
+	var out []Phase
+	add := func(p Phase) { out = append(out, p) }
+	ch := func(name string) (*Channel, error) {
+		c, ok := chans[name]
+		if !ok {
+			return nil, fmt.Errorf("unknown channel %q", name)
+		}
+		return c, nil
+	}
+	n := 1
+	if j.N != nil {
+		n = *j.N
+	}
+	if j.Run != nil {
+		add(RunJitter(time.Duration(*j.Run), time.Duration(j.Jitter)))
+	}
+	if len(j.Spin) > 0 {
+		switch s := strings.TrimSpace(string(j.Spin)); s {
+		case "true":
+			add(Spin())
+		default:
+			var d JSONDuration
+			if err := d.UnmarshalJSON(j.Spin); err != nil {
+				return Phase{}, fmt.Errorf("spin: %w", err)
+			}
+			add(SpinFor(time.Duration(d)))
+		}
+	}
+	if j.SpinUntil != nil {
+		add(SpinUntil(time.Duration(*j.SpinUntil)))
+	}
+	if j.Sleep != nil {
+		add(SleepJitter(time.Duration(*j.Sleep), time.Duration(j.Jitter)))
+	}
+	if j.SleepUntil != nil {
+		add(SleepUntil(time.Duration(*j.SleepUntil)))
+	}
+	if j.Timer != nil {
+		if j.Until > 0 {
+			add(TimerUntil(time.Duration(*j.Timer), time.Duration(j.Until)))
+		} else {
+			add(Timer(time.Duration(*j.Timer)))
+		}
+	}
+	if j.Latency {
+		add(Latency())
+	}
+	if j.Send != nil {
+		c, err := ch(*j.Send)
+		if err != nil {
+			return Phase{}, err
+		}
+		if j.ReplyTo != "" {
+			r, err := ch(j.ReplyTo)
+			if err != nil {
+				return Phase{}, err
+			}
+			if n != 1 {
+				return Phase{}, errors.New("send with reply_to sends one message")
+			}
+			add(SendRequest(c, r))
+		} else {
+			add(Send(c, n))
+		}
+	}
+	if j.Recv != nil {
+		c, err := ch(*j.Recv)
+		if err != nil {
+			return Phase{}, err
+		}
+		add(Recv(c, n))
+	}
+	if j.Reply {
+		add(Reply())
+	}
+	if j.Yield {
+		add(Yield())
+	}
+	if j.Mark != nil {
+		add(Mark(*j.Mark))
+	}
+	if j.SetNice != nil {
+		add(SetNice(*j.SetNice))
+	}
+	if j.SetSlice != nil {
+		add(SetSlice(time.Duration(*j.SetSlice)))
+	}
+	if j.Exit {
+		add(Exit())
+	}
+	if j.Loop != nil || j.LoopFor != nil {
+		body, err := parsePhases(j.Body, chans)
+		if err != nil {
+			return Phase{}, err
+		}
+		if j.Loop != nil && j.LoopFor != nil {
+			return Phase{}, errors.New("both loop and loop_for")
+		}
+		if j.Loop != nil {
+			add(Loop(*j.Loop, body...))
+		} else {
+			add(LoopFor(time.Duration(*j.LoopFor), body...))
+		}
+	} else if len(j.Body) > 0 {
+		return Phase{}, errors.New("body without loop or loop_for")
+	}
+	if j.Forever != nil {
+		body, err := parsePhases(j.Forever, chans)
+		if err != nil {
+			return Phase{}, err
+		}
+		add(Forever(body...))
+	}
+	if len(out) != 1 {
+		return Phase{}, fmt.Errorf("a phase needs exactly one action key, found %d in %s", len(out), raw)
+	}
+	return out[0], nil
+}

@@ -1,0 +1,217 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadConfigExample(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("testdata", "config.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.CPUs != 2 || cfg.Duration != 2*time.Second || cfg.WakeupCost != 2*us || cfg.Features == nil || !cfg.Debug {
+		t.Fatalf("config %+v", cfg)
+	}
+	if len(cfg.Workloads) != 8 {
+		t.Fatalf("%d workloads", len(cfg.Workloads))
+	}
+	r, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Features != "NO_RUN_TO_PARITY" {
+		t.Errorf("features %q", r.Features)
+	}
+	byName := map[string]*WorkloadReport{}
+	for i := range r.Workloads {
+		byName[r.Workloads[i].Name] = &r.Workloads[i]
+	}
+	// cyclictest -D 1s at 1 ms: at most 1000 samples, fewer if expiries
+	// were skipped while it waited for the CPU.
+	if w := byName["cyclictest"]; w.Latency == nil || w.Latency.Count > 1000 || w.Latency.Count < 900 || !w.Done {
+		t.Errorf("cyclictest latency %+v, done %v", w.Latency, w.Done)
+	}
+	if w := byName["hb"]; !w.Done {
+		t.Errorf("hackbench did not finish")
+	}
+	if w := byName["pingpong"]; len(w.Marks) != 1 || w.Marks[0].Count != 200 || w.Latency == nil || w.Latency.Count != 200 {
+		t.Errorf("pingpong marks %+v latency %+v", w.Marks, w.Latency)
+	}
+	if w := byName["periodic"]; w.NTasks != 3 || w.Latency == nil {
+		t.Errorf("rt-app: %d tasks, latency %+v", w.NTasks, w.Latency)
+	}
+	if r.Shares == nil || len(r.Shares.TimesNs) != 21 || len(r.Shares.Runtime[20]) != len(r.Tasks) {
+		t.Errorf("share series %+v", r.Shares)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, tc := range []struct{ name, json, want string }{
+		{"unknown top key", `{"duration": "1s", "cpu": 2}`, "unknown field"},
+		{"bad duration", `{"duration": "1 second"}`, "duration"},
+		{"bad features", `{"duration": "1s", "features": "NO_SUCH"}`, "NO_SUCH"},
+		{"bad timeline", `{"duration": "1s", "timeline": "list"}`, "timeline"},
+		{"bad core rule", `{"duration": "1s", "core_rule": "random"}`, "core_rule"},
+		{"no kind", `{"duration": "1s", "workloads": [{"n": 1}]}`, "kind"},
+		{"unknown kind", `{"duration": "1s", "workloads": [{"kind": "fio"}]}`, "fio"},
+		{"typo in workload", `{"duration": "1s", "workloads": [{"kind": "stress", "count": 2}]}`, "count"},
+		{"bad policy", `{"duration": "1s", "workloads": [{"kind": "stress", "policy": "fifo"}]}`, "fifo"},
+		{"two actions", `{"duration": "1s", "workloads": [{"kind": "tasks", "tasks": [{"name": "a", "program": [{"run": "1ms", "sleep": "1ms"}]}]}]}`, "exactly one"},
+		{"unknown channel", `{"duration": "1s", "workloads": [{"kind": "tasks", "tasks": [{"name": "a", "program": [{"recv": "x"}]}]}]}`, "unknown channel"},
+		{"trailing data", `{"duration": "1s"} {}`, "trailing"},
+		{"missing rt-app file", `{"duration": "1s", "workloads": [{"kind": "rtapp", "file": "nope.json"}]}`, "nope.json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.json), "testdata")
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestRTAppExample(t *testing.T) {
+	w, err := LoadRTApp(filepath.Join("testdata", "rtapp.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Duration != 2*time.Second {
+		t.Errorf("duration %v", w.Duration)
+	}
+	specs, _ := w.Tasks()
+	if len(specs) != 3 || specs[0].Name != "periodic-0" || specs[2].Name != "phased" {
+		t.Fatalf("tasks %+v", specs)
+	}
+	p := specs[0]
+	if p.Nice != -5 || p.Slice != 500*us || len(p.Program) != 1 || p.Program[0].kind != phForever {
+		t.Errorf("periodic %+v", p)
+	}
+	// light: run, sleep, run (the repeated key kept, in order) ×10.
+	light := specs[2].Program[0].body[0]
+	if light.kind != phLoop || light.n != 10 || len(light.body) != 3 || light.body[2].d != 50*us {
+		t.Errorf("light phase %+v", light)
+	}
+	if specs[2].Start != 10*ms {
+		t.Errorf("delay %v", specs[2].Start)
+	}
+	r := run(t, Config{Duration: w.Duration, Workloads: []Workload{w}})
+	// A periodic task runs 800 µs every 4 ms on an absolute grid: 500
+	// periods in 2 s, each with a latency sample.
+	if got := r.Tasks[0].Latency.Count; got < 495 || got > 500 {
+		t.Errorf("periodic-0: %d timer samples in 2 s, want about 500", got)
+	}
+	if !r.Tasks[2].Exited {
+		t.Errorf("phased did not finish its 3 loops")
+	}
+}
+
+func TestRTAppUnsupported(t *testing.T) {
+	for _, tc := range []struct{ json, want string }{
+		{`{"tasks": {"t": {"lock": "m", "run": 10}}}`, "lock event is not supported"},
+		{`{"tasks": {"t": {"policy": "SCHED_FIFO", "run": 10}}}`, "SCHED_FIFO"},
+		{`{"tasks": {"t": {"taskgroup": "/a", "run": 10}}}`, "taskgroup"},
+		{`{"tasks": {"t": {"phases": {"p": {"cpus": [1], "run": 10}}}}}`, "affinity"},
+		{`{"tasks": {"t": {"frobnicate": 1}}}`, "frobnicate"},
+		{`{"tasks": {"t": {"loop": -1, "yield": ""}}}`, "endless"},
+		{`{"tasks": {"t": {"timer": {"ref": "a"}}}}`, "period"},
+		{`{"tasks": {"t": {"run": -5}}}`, "range"},
+		{`{"global": {"duration": 1}}`, "tasks"},
+		{`{"tasks": {"t": {"run": 10}}, "global": {"pi": 1}}`, "pi"},
+		{`[1, 2]`, "object"},
+		{`{"tasks": {"t": {"run": 10}}`, "EOF"},
+	} {
+		if _, err := ParseRTApp([]byte(tc.json)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", tc.json, err, tc.want)
+		}
+	}
+}
+
+func TestReportFormats(t *testing.T) {
+	cfg := mixedConfig(1)
+	cfg.ShareInterval = 500 * ms
+	r := run(t, cfg)
+
+	var text bytes.Buffer
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Total Samples          |", "99.9th Percentile (us) |", "Maximum           (us) |",
+		"Time: ", "| Switches |", "TOTAL:"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q", want)
+		}
+	}
+
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.ContextSwitches != r.ContextSwitches || len(back.Tasks) != len(r.Tasks) || *back.Workloads[0].Latency != *r.Workloads[0].Latency {
+		t.Error("JSON does not round-trip")
+	}
+
+	var c bytes.Buffer
+	if err := r.WriteCSV(&c); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&c).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, row := range rows {
+		if len(row) != 4 {
+			t.Fatalf("row %v", row)
+		}
+		if row[0] == "task" && row[1] == "stress-0" && row[2] == "runtime_ns" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("CSV lacks stress-0's runtime")
+	}
+
+	var tr bytes.Buffer
+	if err := r.WriteTrace(&tr); err != nil {
+		t.Fatal(err)
+	}
+	var trace struct {
+		TraceEvents []struct {
+			Name string  `json:"name"`
+			Ph   string  `json:"ph"`
+			Tid  int     `json:"tid"`
+			Ts   float64 `json:"ts"`
+			Dur  float64 `json:"dur"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(tr.Bytes(), &trace); err != nil {
+		t.Fatal(err)
+	}
+	var busy float64
+	for _, e := range trace.TraceEvents {
+		if e.Ph == "X" {
+			busy += e.Dur
+		}
+	}
+	var want uint64
+	for _, c := range r.CPUStats {
+		want += c.BusyNs
+	}
+	if d := busy*1000 - float64(want); d > 1 || d < -1 {
+		t.Errorf("trace covers %.0f ns of running, CPUs were busy %d ns", busy*1000, want)
+	}
+	if os.Getenv("SIM_WRITE_TRACE") != "" { // keep the trace to open it in ui.perfetto.dev
+		os.WriteFile(os.Getenv("SIM_WRITE_TRACE"), tr.Bytes(), 0o644)
+	}
+}

@@ -1,0 +1,395 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// The interpreter: it runs a task's compiled program from its program
+// counter while the task is the one its CPU runs, until the task starts a
+// phase that takes time (Run, Spin), blocks, exits, or loses its CPU
+// because of what it did (a wakeup it caused preempted it, a yield picked
+// another task).
+
+// resumeTask starts t progressing on c, after its switch-in and the switch
+// cost: an interrupted Run or Spin phase continues, anything else goes on
+// with the program.
+func (s *Sim) resumeTask(c *cpu, ti int32) {
+	t := &s.tasks[ti]
+	t.progressing = true
+	if !t.begun {
+		t.begun = true
+		t.firstRun = s.now
+	}
+	if t.timerWait > 0 {
+		t.timers[t.timerWait-1].woke = s.now
+		t.timerWait = 0
+	}
+	if !t.inRun {
+		s.exec(c, ti)
+		return
+	}
+	if t.spin {
+		switch {
+		case t.spinEnd == 0:
+		case t.spinEnd <= s.now:
+			s.phaseDone(c, ti)
+		default:
+			s.post(t.spinEnd, evDone, ti, c.id, t.gen)
+		}
+		return
+	}
+	if t.remaining == 0 {
+		s.phaseDone(c, ti)
+		return
+	}
+	t.segStart = s.now
+	s.post(addSat(s.now, t.remaining), evDone, ti, c.id, t.gen)
+}
+
+// phaseDone ends the running task's Run or Spin phase and goes on.
+func (s *Sim) phaseDone(c *cpu, ti int32) {
+	t := &s.tasks[ti]
+	t.inRun, t.spin = false, false
+	t.remaining, t.spinEnd = 0, 0
+	t.pc++
+	s.exec(c, ti)
+}
+
+// still reports whether t is still running on c in the same stint.
+func (s *Sim) still(c *cpu, ti int32, gen uint32) bool {
+	t := &s.tasks[ti]
+	return t.gen == gen && t.state == stRunning && c.curr == ti
+}
+
+// errLivelock is returned when programs keep running without simulated
+// time moving.
+var errLivelock = errors.New("programs make no progress in time (livelock)")
+
+// exec runs t's program; t is running on c and progressing.
+func (s *Sim) exec(c *cpu, ti int32) {
+	t := &s.tasks[ti]
+	gen := t.gen
+	for {
+		s.steps++
+		if s.steps > maxStepsAtOneTime {
+			s.fail(errLivelock)
+			return
+		}
+		in := &t.code[t.pc]
+		switch in.op {
+		case opRun:
+			d := in.a
+			if in.b > 0 {
+				d += s.randN(in.b)
+			}
+			if d == 0 {
+				t.pc++
+				continue
+			}
+			t.inRun, t.remaining, t.segStart = true, d, s.now
+			s.post(addSat(s.now, d), evDone, ti, c.id, gen)
+			return
+		case opSpin:
+			t.inRun, t.spin, t.spinEnd = true, true, 0
+			return
+		case opSpinUntil:
+			end := in.a
+			if in.flag == 0 {
+				end = addSat(s.now, in.b)
+			}
+			if end <= s.now {
+				t.pc++
+				continue
+			}
+			t.inRun, t.spin, t.spinEnd = true, true, end
+			s.post(end, evDone, ti, c.id, gen)
+			return
+		case opSleep:
+			d := in.a
+			if in.b > 0 {
+				d += s.randN(in.b)
+			}
+			t.pc++
+			if d == 0 {
+				continue
+			}
+			s.sleepUntil(c, ti, addSat(s.now, d))
+			return
+		case opSleepUntil:
+			t.pc++
+			t.wakeRef = in.a
+			if in.a <= s.now {
+				continue
+			}
+			s.sleepUntil(c, ti, in.a)
+			return
+		case opTimer:
+			ts := &t.timers[in.slot]
+			per := in.a
+			if !ts.init {
+				ts.init = true
+				ts.next = addSat(s.now, per)
+			} else {
+				ts.next = addSat(ts.next, per)
+				if ts.woke > ts.next {
+					// cyclictest: while (now > next) next += interval;
+					// k = ⌈(woke − next)/period⌉ periods skipped.
+					k := (ts.woke - ts.next + per - 1) / per
+					ts.next = addSat(ts.next, k*per)
+				}
+			}
+			if in.flag == 1 && ts.next > in.b {
+				s.exit(c, ti)
+				return
+			}
+			t.pc++
+			t.wakeRef = ts.next
+			if ts.next <= s.now {
+				ts.woke = s.now
+				continue
+			}
+			t.timerWait = in.slot + 1
+			s.sleepUntil(c, ti, ts.next)
+			return
+		case opRTTimer:
+			ts := &t.timers[in.slot]
+			if !ts.init {
+				ts.init = true
+				ts.next = t.firstRun
+			}
+			ts.next = addSat(ts.next, in.a)
+			t.pc++
+			if s.now < ts.next {
+				t.wakeRef = ts.next
+				s.sleepUntil(c, ti, ts.next)
+				return
+			}
+			t.wakeRef = s.now
+			if TimerMode(in.flag) == TimerRelative {
+				ts.next = s.now
+			}
+		case opSend:
+			if !s.send(c, ti, in.n, in.m, in.a) {
+				return
+			}
+		case opReply:
+			if t.lastReply < 0 {
+				s.fail(fmt.Errorf("%s: Reply without a request to answer", t.name))
+				return
+			}
+			if !s.send(c, ti, t.lastReply, -1, 1) {
+				return
+			}
+		case opRecv:
+			if !s.recv(c, ti, in.n, in.a) {
+				return
+			}
+		case opYield:
+			t.pc++
+			t.yields++
+			if s.slog != nil {
+				s.logOp("yield", "", "")
+				s.slog.mute = true
+			}
+			s.setClock(c)
+			c.rq.Yield()
+			s.schedule(c)
+			if !s.still(c, ti, gen) {
+				return
+			}
+		case opLoopInit:
+			t.slots[in.slot] = in.a
+			t.pc++
+		case opLoopNext:
+			t.slots[in.slot]--
+			if t.slots[in.slot] > 0 {
+				t.pc = in.n
+			} else {
+				t.pc++
+			}
+		case opLoopForInit:
+			end := addSat(s.now, in.a)
+			t.slots[in.slot] = end
+			if s.now >= end {
+				t.pc = in.n
+			} else {
+				t.pc++
+			}
+		case opLoopForNext:
+			if s.now < t.slots[in.slot] {
+				t.pc = in.n
+			} else {
+				t.pc++
+			}
+		case opJump:
+			t.pc = in.n
+		case opLatency:
+			if s.now >= t.wakeRef {
+				t.lat = append(t.lat, s.now-t.wakeRef)
+			}
+			t.pc++
+		case opMark:
+			m := &t.marks[in.n]
+			m.count++
+			m.last = s.now
+			t.pc++
+		case opHook:
+			t.pc++
+			s.hooks[in.n](HookEvent{Now: time.Duration(s.now), Task: int(ti), Name: t.name, CPU: int(c.id)})
+		case opSetNice, opSetSlice:
+			t.pc++
+			if s.slog != nil {
+				if in.op == opSetNice {
+					s.logOp("renice", t.name, strconv.Itoa(int(in.n)))
+				} else {
+					s.logOp("slice", t.name, strconv.FormatUint(in.a, 10))
+				}
+			}
+			s.setClock(c)
+			var err error
+			if in.op == opSetNice {
+				err = c.rq.SetNice(t.se, int(in.n))
+			} else {
+				err = c.rq.SetSlice(t.se, in.a)
+			}
+			if err != nil {
+				s.fail(err)
+				return
+			}
+			if c.rq.NeedResched() {
+				s.schedule(c)
+				if !s.still(c, ti, gen) {
+					return
+				}
+			}
+		case opExit:
+			s.exit(c, ti)
+			return
+		default:
+			s.fail(fmt.Errorf("%s: bad instruction %d", t.name, in.op))
+			return
+		}
+	}
+}
+
+// sleepUntil blocks the running task t until the absolute time at.
+func (s *Sim) sleepUntil(c *cpu, ti int32, at uint64) {
+	t := &s.tasks[ti]
+	t.wakeGen++
+	s.post(at, evWake, ti, -1, t.wakeGen)
+	s.block(c, ti, stBlocked)
+}
+
+// exit ends t: a dequeue that is never delayed (a dead task), then schedule.
+func (s *Sim) exit(c *cpu, ti int32) {
+	t := &s.tasks[ti]
+	t.exitAt = s.now
+	s.live--
+	s.block(c, ti, stExited)
+}
+
+// send writes the rest of t's current Send (n messages, reply channel
+// reply) to channel ch. It returns true when the Send is complete and t
+// still runs, false when t blocked or lost its CPU.
+func (s *Sim) send(c *cpu, ti, ch, reply int32, n uint64) bool {
+	t := &s.tasks[ti]
+	gen := t.gen
+	cs := &s.chans[ch]
+	if t.opLeft == 0 {
+		t.opLeft = n
+	}
+	for {
+		if r, ok := cs.recvQ.peek(); ok {
+			// Hand the message to the first blocked receiver.
+			rt := &s.tasks[r]
+			cs.sent++
+			cs.received++
+			rt.lastReply = reply
+			rt.opLeft--
+			t.opLeft--
+			done := t.opLeft == 0
+			if done {
+				t.pc++
+			}
+			if rt.opLeft == 0 {
+				cs.recvQ.pop()
+				rt.pc++
+				rt.wakeRef = s.now
+				s.wake(r, cs.def.sync)
+				if !s.still(c, ti, gen) {
+					return false
+				}
+			}
+			if done {
+				return true
+			}
+			continue
+		}
+		if cs.buf.len() < cs.def.capacity {
+			cs.buf.push(msg{stamp: s.now, replyTo: reply})
+			cs.sent++
+			cs.maxFill = max(cs.maxFill, cs.buf.len())
+			t.opLeft--
+			if t.opLeft == 0 {
+				t.pc++
+				return true
+			}
+			continue
+		}
+		cs.sendQ.push(ti)
+		s.block(c, ti, stBlocked)
+		return false
+	}
+}
+
+// recv reads the rest of t's current Recv (n messages) from channel ch,
+// with the same result as send.
+func (s *Sim) recv(c *cpu, ti, ch int32, n uint64) bool {
+	t := &s.tasks[ti]
+	gen := t.gen
+	cs := &s.chans[ch]
+	if t.opLeft == 0 {
+		t.opLeft = n
+	}
+	for {
+		m, ok := cs.buf.pop()
+		if !ok {
+			cs.recvQ.push(ti)
+			s.block(c, ti, stBlocked)
+			return false
+		}
+		cs.received++
+		t.lastReply = m.replyTo
+		t.wakeRef = m.stamp
+		t.opLeft--
+		done := t.opLeft == 0
+		if done {
+			t.pc++
+		}
+		if w, ok := cs.sendQ.peek(); ok {
+			// The freed slot goes to the first blocked sender.
+			st := &s.tasks[w]
+			reply := int32(-1)
+			if sin := &st.code[st.pc]; sin.op == opSend {
+				reply = sin.m
+			}
+			cs.buf.push(msg{stamp: s.now, replyTo: reply})
+			cs.sent++
+			st.opLeft--
+			if st.opLeft == 0 {
+				cs.sendQ.pop()
+				st.pc++
+				s.wake(w, cs.def.sync)
+				if !s.still(c, ti, gen) {
+					return false
+				}
+			}
+		}
+		if done {
+			return true
+		}
+	}
+}

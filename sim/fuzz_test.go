@@ -1,0 +1,60 @@
+package sim
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// FuzzParseConfig: no input makes the configuration reader panic; a
+// configuration it accepts with few tasks also simulates without panicking.
+func FuzzParseConfig(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "config.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"duration": "5ms", "workloads": [{"kind": "stress", "n": 2}]}`))
+	f.Add([]byte(`{"duration": 1000000, "cpus": 2, "core_pairs": [[0,1]], "workloads": [{"kind": "tasks",
+		"channels": [{"name": "c", "capacity": 1}],
+		"tasks": [{"name": "a", "cookie": 1, "program": [{"forever": [{"send": "c"}, {"run": "10us"}]}]},
+		          {"name": "b", "cookie": 2, "program": [{"forever": [{"recv": "c"}, {"yield": true}, {"run": "5us"}]}]}]}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := ParseConfig(data, "testdata")
+		if err != nil {
+			return
+		}
+		n := 0
+		for _, w := range cfg.Workloads {
+			specs, err := w.Tasks()
+			if err != nil {
+				return
+			}
+			n += len(specs)
+		}
+		if n > 64 || cfg.CPUs > 8 {
+			return
+		}
+		cfg.Duration = min(max(cfg.Duration, time.Millisecond), 20*time.Millisecond)
+		cfg.Debug = true
+		if _, err := Simulate(cfg); err != nil && cfg.Duration > 0 {
+			// Errors are fine (livelocks, bad values); panics are not.
+			return
+		}
+	})
+}
+
+// FuzzParseRTApp: no input makes the rt-app reader panic.
+func FuzzParseRTApp(f *testing.F) {
+	data, err := os.ReadFile(filepath.Join("testdata", "rtapp.json"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(data)
+	f.Add([]byte(`{"tasks": {"t": {"run": 10, "sleep": 10}} /* c */ ,}`))
+	f.Add([]byte(`{"tasks": {"t": {"phases": {"p": {"loop": 2, "timer": {"ref": "x", "period": 100}}}}}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ParseRTApp(data)
+	})
+}

@@ -1,0 +1,89 @@
+package sim
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/schedmodel/fairclass/features"
+)
+
+// scenarioLog writes a one-CPU run in the scenario language (package
+// scenario, "fairclass replay"): the header, one declaration per task, and
+// one operation per core-side sequence the simulator drove, so that the run
+// can be replayed operation by operation and compared with the kernel's.
+//
+// Each simulator sequence is one scenario operation: task creation is
+// "new", a wakeup "wakeup", a block "sleep" (the dequeue and the
+// schedule), a tick "tick", a preemption point "schedule", a sched_yield
+// "yield", a nice or slice change "renice" or "slice". Exits (a dequeue
+// with DEQUEUE_SPECIAL) and sync wakeups under NEXT_BUDDY have no scenario
+// operation; an exit ends the run with an error.
+type scenarioLog struct {
+	w    *bufio.Writer
+	mute bool // the next schedule belongs to a sleep or a yield
+}
+
+// errExitNotScenario reports an exit while writing a scenario.
+var errExitNotScenario = errors.New("scenario log: a task exits, which the scenario language cannot express (keep programs running until the stop time)")
+
+func (s *Sim) startScenarioLog(w io.Writer) error {
+	if len(s.cpus) != 1 {
+		return errors.New("scenario log: the scenario language models one CPU")
+	}
+	l := &scenarioLog{w: bufio.NewWriter(w)}
+	fmt.Fprintf(l.w, "# simulated by package sim, seed %d\n", s.cfg.Seed)
+	if d := s.feat.Diff(features.Default()); d != "" {
+		fmt.Fprintf(l.w, "features %s\n", d)
+	}
+	fmt.Fprintf(l.w, "base_slice %d\nhz %d\n", s.baseSlice, s.cfg.HZ)
+	for i := range s.tasks {
+		t := &s.tasks[i]
+		if !validScenarioName(t.name) {
+			return fmt.Errorf("scenario log: task name %q (letters, digits, _ - . ; at most 64)", t.name)
+		}
+		fmt.Fprintf(l.w, "task %s nice=%d policy=%s", t.name, t.se.Nice(), t.se.Policy())
+		if t.slice != 0 {
+			fmt.Fprintf(l.w, " slice=%d", t.slice)
+		}
+		l.w.WriteString("\n")
+	}
+	s.slog = l
+	return nil
+}
+
+func validScenarioName(n string) bool {
+	if n == "" || len(n) > 64 {
+		return false
+	}
+	for i := 0; i < len(n); i++ {
+		c := n[i]
+		if !(c == '_' || c == '-' || c == '.' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// logOp writes one operation; task and arg may be empty.
+func (s *Sim) logOp(op, task, arg string) {
+	l := s.slog
+	fmt.Fprintf(l.w, "%d %s", s.now, op)
+	if task != "" {
+		l.w.WriteString(" " + task)
+	}
+	if arg != "" {
+		l.w.WriteString(" " + arg)
+	}
+	l.w.WriteString("\n")
+}
+
+// flushScenarioLog ends the log.
+func (s *Sim) flushScenarioLog() {
+	if s.slog != nil {
+		if err := s.slog.w.Flush(); err != nil {
+			s.fail(err)
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/schedmodel/fairclass/eevdf"
+)
+
+// TaskOptions are the scheduling attributes of a task, shared by every
+// workload constructor.
+type TaskOptions struct {
+	// Nice is the nice value, -20..19.
+	Nice int
+	// Policy is SCHED_NORMAL (default), SCHED_BATCH or SCHED_IDLE.
+	Policy eevdf.Policy
+	// Slice is a custom slice (sched_setattr's sched_runtime), clamped by
+	// the kernel to 0.1..100 ms; 0 keeps the base slice.
+	Slice time.Duration
+	// CPUs is the affinity mask as a list of CPUs; empty means any CPU.
+	// A single CPU pins the task.
+	CPUs []int
+	// Cookie is the core-scheduling cookie; 0 is the untagged cookie.
+	Cookie uint64
+	// Start is when the task is created (wake_up_new_task).
+	Start time.Duration
+}
+
+// TaskSpec describes one task: a name, its scheduling attributes and its
+// program.
+type TaskSpec struct {
+	Name string // the task's name in reports
+	TaskOptions
+	Program []Phase // what it does; it exits at the end
+}
+
+// taskState is where a task is in its life.
+type taskState uint8
+
+const (
+	stNew      taskState = iota // not created yet
+	stRunnable                  // queued, waiting for a CPU
+	stRunning                   // its CPU runs it
+	stBlocked                   // asleep: a sleep, a timer or a channel
+	stExited
+)
+
+// timerState is one periodic timer of a task.
+type timerState struct {
+	next uint64 // next expiry
+	woke uint64 // when the task resumed after the previous expiry
+	init bool
+}
+
+// markStat counts one Mark label for one task.
+type markStat struct {
+	count uint64
+	last  uint64
+}
+
+// task is a task's state in one simulation.
+type task struct {
+	name   string
+	wl     int32
+	se     *eevdf.SchedEntity
+	code   []instr
+	slots  []uint64
+	timers []timerState
+
+	affinity uint64 // allowed CPUs, bit i = CPU i
+	pinned   int32  // the only allowed CPU, or −1
+	cookie   uint64
+	slice    uint64 // the custom slice asked for (sched_runtime), 0: none
+	start    uint64
+
+	state       taskState
+	cpu         int32 // CPU whose runqueue holds it, or last did
+	ran         bool  // has run at least once
+	pc          int32
+	gen         uint32 // bumped at every switch-out: stale completions and resumes
+	wakeGen     uint32 // bumped at every timed block: stale timer wakeups
+	inRun       bool   // inside a Run or Spin phase
+	spin        bool   // the phase is a Spin (no CPU-time budget)
+	progressing bool   // running past the switch cost
+	remaining   uint64 // CPU time left in the Run phase
+	segStart    uint64 // when the current running segment started
+	spinEnd     uint64 // end of a SpinFor phase (0: none)
+	opLeft      uint64 // messages left in the current Send or Recv
+	timerWait   int16  // timer slot + 1 the task sleeps on, 0 if none
+	wakeRef     uint64 // latency reference of the last wakeup
+	lastReply   int32  // reply channel of the last message received
+	firstRun    uint64 // first time it ran (rt-app timers start there)
+	begun       bool   // firstRun is set
+	tcIn        uint64 // task clock of its CPU at switch-in
+	traceStart  uint64 // when the current running slice began (trace)
+
+	// Metrics.
+	runtime        uint64
+	switches       uint64
+	preempted      uint64
+	wakeups        uint64
+	delayedWakeups uint64
+	yields         uint64
+	migrations     uint64
+	runnableSince  uint64
+	delayCount     uint64
+	delaySum       uint64
+	delayMax       uint64
+	delayMaxAt     uint64
+	lat            []uint64
+	marks          []markStat
+	exitAt         uint64
+}
+
+// cpuMask converts an affinity list into a mask over cpus CPUs.
+func cpuMask(list []int, cpus int) (uint64, error) {
+	all := uint64(1)<<uint(cpus) - 1
+	if cpus == 64 {
+		all = ^uint64(0)
+	}
+	if len(list) == 0 {
+		return all, nil
+	}
+	var m uint64
+	for _, c := range list {
+		if c < 0 || c >= cpus {
+			return 0, fmt.Errorf("CPU %d outside 0..%d", c, cpus-1)
+		}
+		m |= 1 << uint(c)
+	}
+	return m, nil
+}
