@@ -68,6 +68,8 @@ type SchedEntity struct {
 	rq *CfsRq
 	// rb links the entity into the RBTree backend.
 	rb rbtree.Node[*SchedEntity, agg]
+	// data is the caller's, untouched by the model.
+	data any
 }
 
 // EntityOption configures NewEntity.
@@ -253,6 +255,13 @@ func (se *SchedEntity) String() string {
 	}
 	return se.name
 }
+
+// SetData attaches a value of the caller's to the entity (a simulator's
+// task, say); the model never reads it.
+func (se *SchedEntity) SetData(v any) { se.data = v }
+
+// Data returns the value given to SetData.
+func (se *SchedEntity) Data() any { return se.data }
 
 // prio is the task's prio for a fair policy: static_prio = 120 + nice.
 func (se *SchedEntity) prio() int { return 120 + se.nice }

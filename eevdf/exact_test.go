@@ -299,3 +299,34 @@ func TestWorkedReplay(t *testing.T) {
 		}
 	}
 }
+
+// Core scheduling picks on every sibling without installing (PickTask),
+// then installs its choice (SetNext) or forces the CPU idle (PutPrev).
+func TestPickTaskAndPutPrev(t *testing.T) {
+	for _, bk := range backends {
+		b := newBench(t, bk)
+		a, bb := b.entity("A"), b.entity("B")
+		b.new(a)
+		b.new(bb)
+		wantPick(t, b.schedule(), a)
+		b.at(1000000)
+		if got := b.rq.PickTask(); got != bb {
+			t.Fatalf("PickTask = %v, want B", got)
+		}
+		// Nothing was installed: A is still running, charged to 1 ms.
+		if b.rq.Curr() != a || a.SumExecRuntime() != 1000000 || !b.rq.NeedResched() {
+			t.Fatalf("curr %v runtime %d resched %v", b.rq.Curr(), a.SumExecRuntime(), b.rq.NeedResched())
+		}
+		b.check()
+		b.rq.PutPrev()
+		if b.rq.Curr() != nil || b.rq.NeedResched() || b.rq.NrQueued() != 2 {
+			t.Fatalf("after PutPrev: curr %v resched %v queued %d", b.rq.Curr(), b.rq.NeedResched(), b.rq.NrQueued())
+		}
+		b.check()
+		b.at(2000000)
+		wantPick(t, b.schedule(), bb) // from idle; A was not charged for the idle time
+		if a.SumExecRuntime() != 1000000 {
+			t.Errorf("A charged for forced idle: %d", a.SumExecRuntime())
+		}
+	}
+}

@@ -119,6 +119,24 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 	return next
 }
 
+// PickTask is pick_task_fair alone: charge the running entity and pick,
+// completing the delayed dequeues the pick meets, without installing the
+// pick (nil: idle). Core scheduling picks this way on every sibling before
+// it decides what each runs; it then installs the choice with SetNext, or
+// leaves the CPU idle with PutPrev. PickNext is PickTask followed by the
+// install.
+func (rq *CfsRq) PickTask() *SchedEntity { return rq.pickTaskFair() }
+
+// PutPrev puts the running entity back (put_prev_task_fair) and leaves
+// the idle task running, as a core-scheduling forced idle does. It clears
+// need-resched; with nothing running it only does that.
+func (rq *CfsRq) PutPrev() {
+	if prev := rq.curr; prev != nil {
+		rq.putPrevTaskFair(prev)
+	}
+	rq.needResched = false
+}
+
 // SetNext forces se to run, as core scheduling does when it selects a task
 // for a sibling's cookie: the running entity is put back and se installed,
 // eligible or not, without a pick (no delayed dequeue completes). Forcing

@@ -7,12 +7,6 @@ import (
 )
 
 // cpu is one simulated CPU: its fair runqueue and what it runs.
-//
-// The runqueue's task clock is the simulated time minus skew. skew grows
-// only while the CPU is held idle by core scheduling with a task still
-// installed as the runqueue's current entity (see coreMatch): that time
-// must not be charged to the task, and eevdf has no way to put the running
-// entity back without installing another.
 type cpu struct {
 	id             int32
 	rq             *eevdf.CfsRq
@@ -21,10 +15,8 @@ type cpu struct {
 	tickArmed      bool
 	reschedPending bool
 
-	frozen     bool   // forced idle by core scheduling
-	frozenTask int32  // the runqueue's current entity while frozen
-	freezeAt   uint64 // when the forced idle began
-	skew       uint64 // total forced-idle time removed from the task clock
+	forced      bool   // idle by core scheduling with tasks queued
+	forcedSince uint64 // when that forced idle began
 
 	// Metrics.
 	switches    uint64
@@ -34,13 +26,9 @@ type cpu struct {
 	forcedIdle  uint64
 }
 
-// clock is the CPU's task clock (rq_clock_task) at the current time.
-func (s *Sim) clock(c *cpu) uint64 {
-	if c.frozen {
-		return c.freezeAt - c.skew
-	}
-	return s.now - c.skew
-}
+// clock is the CPU's task clock (rq_clock_task) at the current time: the
+// simulated time (no interrupt or steal time is modelled).
+func (s *Sim) clock(c *cpu) uint64 { return s.now }
 
 // setClock is update_rq_clock: every call into a runqueue is preceded by it.
 func (s *Sim) setClock(c *cpu) {
@@ -66,12 +54,9 @@ func (s *Sim) schedule(c *cpu) {
 	s.switchTo(c, s.pick(c))
 }
 
-// pick is the runqueue half of schedule: it ends a forced idle, sets the
-// clock and returns PickNext's choice (−1: idle) without switching.
+// pick is the runqueue half of schedule: it sets the clock and returns
+// PickNext's choice (−1: idle) without switching.
 func (s *Sim) pick(c *cpu) int32 {
-	if c.frozen {
-		s.unfreeze(c)
-	}
 	s.setClock(c)
 	se := c.rq.PickNext()
 	if c.curr >= 0 && s.tasks[c.curr].se == se {
@@ -186,7 +171,7 @@ func (s *Sim) tick(c *cpu) {
 
 // idle reports whether c runs nothing and has nothing queued.
 func (s *Sim) idle(c *cpu) bool {
-	return c.curr < 0 && !c.frozen && c.rq.NrQueued() == 0
+	return c.curr < 0 && !c.forced && c.rq.NrQueued() == 0
 }
 
 // placeWake chooses the CPU for the wakeup of a task that is not queued
@@ -319,7 +304,7 @@ func (s *Sim) wake(ti int32, sync bool) {
 // for it, or after the wakeup cost if one is configured. A CPU forced idle
 // by core scheduling runs the idle task, which any wakeup reschedules.
 func (s *Sim) afterWakeup(c *cpu) {
-	if !c.frozen && !c.rq.NeedResched() {
+	if !c.forced && !c.rq.NeedResched() {
 		return
 	}
 	if s.wakeCost == 0 {
@@ -363,9 +348,9 @@ func (s *Sim) block(c *cpu, ti int32, st taskState) {
 //
 // The two CPUs of a pair are SMT siblings that may only run tasks with the
 // same cookie at the same time (idle goes with anything). When either
-// reaches a preemption point, both pick (PickNext on each, as the core's
-// pick_next_task calls pick_task on every sibling); one pick wins and fixes
-// the cookie c:
+// reaches a preemption point, both pick without installing anything
+// (PickTask on each, as the core's pick_next_task calls pick_task on every
+// sibling); one pick wins and fixes the cookie c:
 //   - CoreLeader (default): the pick of the CPU at the preemption point,
 //     unless it is idle;
 //   - CorePriority: the pick of higher priority, compared across the two
@@ -378,12 +363,9 @@ func (s *Sim) block(c *cpu, ti int32, st taskState) {
 // sched_core_find; ties: earlier deadline, then creation order), installed
 // with SetNext whether it is eligible or not — core scheduling prefers an
 // ineligible task to forced idle, the behaviour behind seed 004 v3. With no
-// such task it is forced idle (freeze) until the next pick of the core.
-//
-// Approximation: a CPU whose own pick loses has had that task installed and
-// put back by eevdf (set_next then put_prev at the same clock), which the
-// kernel's pick_task avoids: it clears that task's buddy status and makes it
-// the latest insertion among equal deadlines.
+// such task it is forced idle (PutPrev: the idle task runs with tasks
+// queued) until the next pick of the core. Each CPU then installs what it
+// runs (SetNext or PutPrev: put_prev_set_next_task).
 
 // CoreRule selects which sibling's pick fixes the cookie of a core.
 type CoreRule uint8
@@ -395,9 +377,12 @@ const (
 	CorePriority
 )
 
-// coreSchedule is a preemption point of l in a core-scheduling pair with f.
+// coreSchedule is a preemption point of l in a core-scheduling pair with
+// f: the kernel's core-wide pick. Each sibling picks without installing
+// (pick_task_fair), one pick fixes the cookie, and each sibling then
+// installs what it runs (put_prev_set_next_task) or is forced idle.
 func (s *Sim) coreSchedule(l, f *cpu) {
-	lp, fp := s.pick(l), s.pick(f)
+	lp, fp := s.pickTask(l), s.pickTask(f)
 	lead := lp
 	switch {
 	case lp < 0:
@@ -412,30 +397,48 @@ func (s *Sim) coreSchedule(l, f *cpu) {
 		lp = s.coreMatch(l, lp, cookie)
 		fp = s.coreMatch(f, fp, cookie)
 	}
+	s.install(l, lp)
+	s.install(f, fp)
 	s.switchTo(l, lp)
 	s.switchTo(f, fp)
 }
 
+// pickTask is pick_task_fair on c: charge its running task and pick,
+// without installing anything (−1: idle). It ends a forced idle.
+func (s *Sim) pickTask(c *cpu) int32 {
+	if c.forced {
+		c.forcedIdle += s.now - c.forcedSince
+		c.forced = false
+	}
+	s.setClock(c)
+	return s.taskOf(c.rq.PickTask())
+}
+
+// install makes p (−1: the idle task) c's current task on its runqueue:
+// SetNext (put_prev then set_next, nothing if p already runs) or PutPrev.
+func (s *Sim) install(c *cpu, p int32) {
+	if p >= 0 {
+		if err := c.rq.SetNext(s.tasks[p].se); err != nil {
+			s.fail(err)
+		}
+		return
+	}
+	c.rq.PutPrev()
+}
+
 // coreMatch returns what c runs given its pick p and the core's cookie:
-// p itself if it has the cookie, else a task of the cookie forced with
-// SetNext, else nothing (−1) with c frozen.
+// p itself if it has the cookie, else a task of the cookie, forced even if
+// it is not eligible, else nothing (−1): forced idle.
 func (s *Sim) coreMatch(c *cpu, p int32, cookie uint64) int32 {
 	if p < 0 || s.tasks[p].cookie == cookie {
 		return p
 	}
 	if x := s.coreCandidate(c, cookie); x >= 0 {
-		if err := c.rq.SetNext(s.tasks[x].se); err != nil {
-			s.fail(err)
-			return p
-		}
 		s.forcedPicks++
 		return x
 	}
-	// Forced idle: p stays installed, charged up to now by the pick; the
-	// task clock stands still until unfreeze.
-	c.frozen = true
-	c.frozenTask = p
-	c.freezeAt = s.now
+	c.forced = true
+	c.forcedSince = s.now
 	s.forcedIdles++
 	return -1
 }
@@ -460,13 +463,4 @@ func (s *Sim) coreCandidate(c *cpu, cookie uint64) int32 {
 		}
 	}
 	return best
-}
-
-// unfreeze ends a forced idle: the task clock resumes where it stopped.
-func (s *Sim) unfreeze(c *cpu) {
-	d := s.now - c.freezeAt
-	c.skew += d
-	c.forcedIdle += d
-	c.frozen = false
-	c.frozenTask = -1
 }

@@ -69,30 +69,21 @@
 // Config.CorePairs makes pairs of CPUs SMT siblings that only run tasks of
 // the same cookie (TaskOptions.Cookie; 0 is the untagged cookie, which
 // only pairs with itself; the idle task pairs with anything). Whenever a
-// CPU of a pair reaches a preemption point, both CPUs pick (PickNext on
-// each, as the kernel's core-wide pick calls pick_task on every sibling)
-// and one pick fixes the cookie c: with CoreLeader (the default) the pick
-// of the CPU at the preemption point, unless it picked idle; with
-// CorePriority the pick with the larger lag on its own runqueue (the
-// kernel compares vruntimes normalised per runqueue). A CPU whose pick has
-// another cookie runs instead its task of cookie c with the smallest
-// vruntime (the order of the kernel's core tree; ties by earlier deadline,
-// then creation order), installed with SetNext whether it is eligible or
-// not — core scheduling prefers an ineligible task to forcing the sibling
-// idle, which is why seed 004's v3 forfeits a yielder's vruntime only when
-// it is eligible. If it has no such task it is forced idle until the next
-// pick of the core.
-//
-// Forced idle keeps the task that CPU picked installed as the runqueue's
-// current entity, because eevdf offers no put_prev without a set_next; the
-// task is charged up to the start of the forced idle and that CPU's task
-// clock stands still until the forced idle ends, so it is charged nothing
-// for it. Unlike the kernel, the task keeps its slice protection while it
-// waits, and the next pick on that CPU sees it as the current entity. A
-// CPU whose own pick loses has had it installed and put back at the same
-// clock, which clears the task's buddy status and makes it the latest
-// insertion among equal deadlines (the kernel's pick_task installs
-// nothing).
+// CPU of a pair reaches a preemption point, both CPUs pick without
+// installing anything (PickTask on each, as the kernel's core-wide pick
+// calls pick_task on every sibling) and one pick fixes the cookie c: with
+// CoreLeader (the default) the pick of the CPU at the preemption point,
+// unless it picked idle; with CorePriority the pick with the larger lag on
+// its own runqueue (the kernel compares vruntimes normalised per
+// runqueue). A CPU whose pick has another cookie runs instead its task of
+// cookie c with the smallest vruntime (the order of the kernel's core
+// tree; ties by earlier deadline, then creation order), whether it is
+// eligible or not — core scheduling prefers an ineligible task to forcing
+// the sibling idle, which is why seed 004's v3 forfeits a yielder's
+// vruntime only when it is eligible. If it has no such task it is forced
+// idle (PutPrev: the idle task runs with tasks queued) until the next pick
+// of the core. Each CPU then installs what it runs with SetNext or PutPrev
+// (put_prev_set_next_task).
 //
 // # Workloads and metrics
 //

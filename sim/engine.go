@@ -125,7 +125,6 @@ type Sim struct {
 	wls     []wlInfo
 	labels  []string
 	hooks   []func(HookEvent)
-	byEnt   map[*eevdf.SchedEntity]int32
 	rng     *rand.PCG
 	resume  []resumeItem
 	rhead   int
@@ -160,7 +159,7 @@ type wlInfo struct {
 // New builds a simulation from cfg. Every configuration error is returned;
 // nothing in New or Run panics on caller input.
 func New(cfg Config) (*Sim, error) {
-	s := &Sim{cfg: cfg, byEnt: map[*eevdf.SchedEntity]int32{}, debug: cfg.Debug}
+	s := &Sim{cfg: cfg, debug: cfg.Debug}
 	if err := s.configure(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
@@ -232,7 +231,7 @@ func (s *Sim) configure() error {
 		if err != nil {
 			return err
 		}
-		s.cpus[i] = cpu{id: int32(i), rq: rq, curr: -1, sibling: -1, frozenTask: -1}
+		s.cpus[i] = cpu{id: int32(i), rq: rq, curr: -1, sibling: -1}
 	}
 	for _, p := range cfg.CorePairs {
 		a, b := p[0], p[1]
@@ -342,7 +341,7 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	}
 	t.lat = make([]uint64, 0, latencyCapacity(prog, s.stop))
 	s.tasks = append(s.tasks, t)
-	s.byEnt[se] = idx
+	se.SetData(idx)
 	s.post(uint64(sp.Start), evStart, idx, -1, 0)
 	return nil
 }
@@ -471,7 +470,7 @@ func (s *Sim) dispatch(ev *event) {
 		s.events++
 		c := &s.cpus[ev.cpu]
 		c.reschedPending = false
-		if c.frozen || c.rq.NeedResched() {
+		if c.forced || c.rq.NeedResched() {
 			s.schedule(c)
 		}
 	case evResume:
@@ -531,7 +530,7 @@ func (s *Sim) taskOf(se *eevdf.SchedEntity) int32 {
 	if se == nil {
 		return -1
 	}
-	if i, ok := s.byEnt[se]; ok {
+	if i, ok := se.Data().(int32); ok {
 		return i
 	}
 	s.fail(errors.New("unknown entity " + se.Name()))

@@ -239,8 +239,8 @@ func (s *Sim) Report() *Report {
 			busy += s.now - c.busySince
 		}
 		fi := c.forcedIdle
-		if c.frozen {
-			fi += s.now - c.freezeAt
+		if c.forced {
+			fi += s.now - c.forcedSince
 		}
 		r.CPUStats = append(r.CPUStats, CPUReport{CPU: i, BusyNs: busy, ForcedIdleNs: fi, Switches: c.switches, Preemptions: c.preemptions})
 	}
