@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/sim"
+)
+
+// machine is the simulated computer of an experiment.
+type machine struct {
+	cpus int
+	// switchCost is the CPU time of a context switch. The same 2 µs is used
+	// by every experiment, baseline and patch alike: a typical cost of a
+	// switch on the arm64 and x86 machines the threads measured on.
+	switchCost time.Duration
+}
+
+const switchCost = 2 * time.Microsecond
+
+// baseSlice is sysctl_sched_base_slice as the kernel scales it with the
+// default logarithmic tunable scaling: 0.7 ms · (1 + ilog2(min(cpus, 8))).
+func (m machine) baseSlice() time.Duration {
+	factor := 1
+	for c := min(m.cpus, 8); c > 1; c >>= 1 {
+		factor++
+	}
+	return 700 * time.Microsecond * time.Duration(factor)
+}
+
+func (m machine) String() string {
+	return fmt.Sprintf("%d CPU(s), base slice %v, HZ=1000, context switch %v", m.cpus, m.baseSlice(), m.switchCost)
+}
+
+// config is one run of the machine.
+func (m machine) config(o options, d time.Duration, fs features.Set, ws ...sim.Workload) sim.Config {
+	return sim.Config{
+		Seed:       o.seed,
+		CPUs:       m.cpus,
+		Duration:   d,
+		Features:   &fs,
+		BaseSlice:  m.baseSlice(),
+		HZ:         1000,
+		SwitchCost: m.switchCost,
+		Workloads:  ws,
+	}
+}
+
+// parse is features.Parse for tokens known to be valid.
+func parse(tokens string) features.Set {
+	fs, err := features.Parse(tokens)
+	if err != nil {
+		panic(err) // the experiments' own tokens
+	}
+	return fs
+}
+
+// save writes a run's report as JSON and CSV into --out.
+func save(o options, name string, r *sim.Report) error {
+	if o.out == "" {
+		return nil
+	}
+	for _, f := range []struct {
+		ext   string
+		write func(*os.File) error
+	}{
+		{".json", func(f *os.File) error { return r.WriteJSON(f) }},
+		{".csv", func(f *os.File) error { return r.WriteCSV(f) }},
+	} {
+		file, err := os.Create(filepath.Join(o.out, name+f.ext))
+		if err != nil {
+			return err
+		}
+		err = f.write(file)
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ms(ns uint64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
+func us(ns uint64) string { return fmt.Sprintf("%d us", ns/1000) }
