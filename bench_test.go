@@ -220,3 +220,168 @@ func benchNaive(b *testing.B, n int, q naiveQueue) {
 	b.StopTimer()
 	b.ReportMetric(float64(visited)/float64(b.N), "visited/pick")
 }
+
+var backendsUnderTest = []eevdf.Backend{eevdf.BTree, eevdf.RBTree}
+
+// BenchmarkEnqueueDequeue is sleep/wake churn on a loaded queue: the
+// running entity sleeps (it may stay queued as delayed), the next one is
+// picked, and the entity that slept longest wakes up.
+func BenchmarkEnqueueDequeue(b *testing.B) {
+	for _, bk := range backendsUnderTest {
+		for _, n := range []int{16, 256, 4096, 65536} {
+			b.Run(fmt.Sprintf("%v/n=%d", bk, n), func(b *testing.B) {
+				rq := newLoadedRq(b, bk, n)
+				var now uint64
+				// A ring of sleepers: the oldest wakes when a quarter of the
+				// entities sleep.
+				ring := make([]*eevdf.SchedEntity, n/4+1)
+				head, count := 0, 0
+				step := func() {
+					now += 50000
+					rq.SetClock(now)
+					curr := rq.Curr()
+					if _, err := rq.Dequeue(curr, eevdf.DequeueSleep); err != nil {
+						b.Fatal(err)
+					}
+					rq.PickNext()
+					ring[(head+count)%len(ring)] = curr
+					count++
+					if count == len(ring) {
+						se := ring[head]
+						head = (head + 1) % len(ring)
+						count--
+						flags := eevdf.EnqueueWakeup
+						if se.Delayed() {
+							flags = eevdf.EnqueueDelayed
+						}
+						if err := rq.Enqueue(se, flags); err != nil {
+							b.Fatal(err)
+						}
+						rq.WakeupPreempt(se, eevdf.WFTTWU)
+					}
+					if rq.Curr() == nil {
+						rq.PickNext()
+					}
+				}
+				for i := 0; i < 2*n+1000; i++ {
+					step()
+				}
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					step()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkTick is task_tick_fair on a loaded queue, followed by the
+// reschedule it asks for, with the clock advancing one 1 ms tick at a time.
+func BenchmarkTick(b *testing.B) {
+	for _, bk := range backendsUnderTest {
+		for _, n := range []int{16, 4096} {
+			b.Run(fmt.Sprintf("%v/n=%d", bk, n), func(b *testing.B) {
+				rq := newLoadedRq(b, bk, n)
+				var now uint64
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					now += 1000000
+					rq.SetClock(now)
+					rq.Tick()
+					if rq.NeedResched() {
+						rq.PickNext()
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPickPath measures pick_task_fair (charge curr, pick_eevdf,
+// nothing installed) on each path of the kernel's pick:
+//
+//   - single: one queued entity, returned without a test;
+//   - protected: curr eligible and inside its protected slice;
+//   - leftmost: the first entity of the timeline is eligible;
+//   - descent: the leftmost is not eligible, the heap descent runs.
+func BenchmarkPickPath(b *testing.B) {
+	for _, bk := range backendsUnderTest {
+		for _, n := range []int{16, 4096, 65536} {
+			for _, path := range []string{"single", "protected", "leftmost", "descent"} {
+				if path == "single" && n != 16 {
+					continue
+				}
+				b.Run(fmt.Sprintf("%v/%s/n=%d", bk, path, n), func(b *testing.B) {
+					rq, wantDescents := pickPathRq(b, bk, path, n)
+					before := rq.Stats()
+					b.ReportAllocs()
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						rq.PickTask()
+					}
+					b.StopTimer()
+					if st := rq.Stats(); (st.Descents > before.Descents) != wantDescents {
+						b.Fatalf("%s: %d descents in %d picks", path, st.Descents-before.Descents, b.N)
+					}
+				})
+			}
+		}
+	}
+}
+
+// pickPathRq builds a runqueue whose every pick takes the given path.
+func pickPathRq(b *testing.B, bk eevdf.Backend, path string, n int) (*eevdf.CfsRq, bool) {
+	rq, err := eevdf.NewCfsRq(eevdf.WithTimeline(bk))
+	if err != nil {
+		b.Fatal(err)
+	}
+	mk := func(name string, opts ...eevdf.EntityOption) *eevdf.SchedEntity {
+		se, err := eevdf.NewEntity(name, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := rq.Enqueue(se, eevdf.EnqueueInitial); err != nil {
+			b.Fatal(err)
+		}
+		return se
+	}
+	switch path {
+	case "single":
+		mk("only")
+		rq.PickNext()
+		return rq, false
+	case "protected", "leftmost":
+		// All at V; the first picked is protected up to its deadline. For
+		// the leftmost path, curr is not protected: its protection is
+		// cancelled by having it run past it.
+		for i := 0; i < n; i++ {
+			mk(fmt.Sprint(i))
+		}
+		rq.PickNext()
+		if path == "leftmost" {
+			rq.SetClock(350000) // curr reaches its deadline: renewed, unprotected, ineligible
+			rq.UpdateCurr()
+		}
+		return rq, false
+	case "descent":
+		// n long-slice entities at V with far deadlines, and one 0.1 ms
+		// entity that ran ahead: its deadline is the earliest, it is not
+		// eligible, so every pick descends.
+		short := mk("short", eevdf.WithSlice(100000))
+		for i := 0; i < n; i++ {
+			mk(fmt.Sprint(i), eevdf.WithSlice(100000000))
+		}
+		if err := rq.SetNext(short); err != nil {
+			b.Fatal(err)
+		}
+		rq.SetClock(60000) // past its 50 µs first request: deadline 160000
+		rq.PickNext()      // puts it back; a long-slice entity runs
+		rq.SetClock(80000) // which runs past V and its protection
+		rq.UpdateCurr()
+		return rq, true
+	}
+	b.Fatalf("unknown path %s", path)
+	return nil, false
+}

@@ -62,6 +62,12 @@ type harness struct {
 }
 
 func newHarness(t testing.TB, data []byte) (*harness, *byteReader) {
+	return newHarnessOn(t, data, -1)
+}
+
+// newHarnessOn is newHarness with the timeline backend forced (unless
+// backend < 0), for the differential fuzz target.
+func newHarnessOn(t testing.TB, data []byte, backend int) (*harness, *byteReader) {
 	r := &byteReader{b: data}
 	fs := features.Default()
 	mask := r.u16()<<8 | uint64(r.next())
@@ -77,7 +83,11 @@ func newHarness(t testing.TB, data []byte) (*harness, *byteReader) {
 	if yield != 0 {
 		fs = fs.With(yield)
 	}
-	opts := []Option{WithFeatures(fs), WithTimeline(Backend(r.next() % 2))}
+	b := Backend(r.next() % 2)
+	if backend >= 0 {
+		b = Backend(backend)
+	}
+	opts := []Option{WithFeatures(fs), WithTimeline(b)}
 	if k := r.next(); k < 3 {
 		opts = append(opts, WithKernel(Kernel(k)))
 	}
@@ -501,16 +511,25 @@ func FuzzRunqueue(f *testing.F) {
 // TestRunqueueProperties runs the fuzzer's harness on random operation
 // sequences from a fixed seed: deterministic, and part of every test run.
 func TestRunqueueProperties(t *testing.T) {
-	rng := rand.New(rand.NewPCG(20261129, 7))
 	n := 400
 	if testing.Short() {
 		n = 40
 	}
+	for _, b := range propertyInputs(n) {
+		runHarness(t, b)
+	}
+}
+
+// propertyInputs returns n random operation sequences from a fixed seed.
+func propertyInputs(n int) [][]byte {
+	rng := rand.New(rand.NewPCG(20261129, 7))
+	var out [][]byte
 	for i := 0; i < n; i++ {
 		b := make([]byte, 200+rng.IntN(3000))
 		for j := range b {
 			b[j] = byte(rng.Uint32())
 		}
-		runHarness(t, b)
+		out = append(out, b)
 	}
+	return out
 }
