@@ -49,6 +49,9 @@ func TestSeed000DelayedLagFloor(t *testing.T) {
 		{"", -250000, -250000, 50000},
 		// v7.0: nothing clamps a negative lag; A keeps its vruntime.
 		{"NO_DELAY_LAG_FLOOR", -550000, -550000, 500000},
+		// The posted v1 floors the lag in this path (a wakeup under
+		// DELAY_ZERO) exactly as the merged form does.
+		{"DELAY_LAG_FLOOR_POSTED", -250000, -250000, 50000},
 	} {
 		for _, bk := range backends {
 			b := newBench(t, bk, withFeatures(t, tc.tokens))
@@ -61,7 +64,7 @@ func TestSeed000DelayedLagFloor(t *testing.T) {
 			if !a.Delayed() {
 				t.Fatal("A should be delayed: 500000 past V = 250000")
 			}
-			if tc.tokens == "" && a.VLag() != -250000 {
+			if tc.tokens != "NO_DELAY_LAG_FLOOR" && a.VLag() != -250000 {
 				t.Fatalf("sleep-time lag %d, want −250000", a.VLag())
 			}
 			eevdf.SetVLag(c, 600000)
@@ -83,7 +86,8 @@ func TestSeed000DelayedLagFloor(t *testing.T) {
 }
 
 // Seed 000, the other exit: a delayed task saved for a nice change keeps
-// its floor (merged) or is saved at its current, deeper lag (v7.0).
+// its floor (merged) or is saved at its current, deeper lag (v7.0, and the
+// posted v1, which floored only the wakeup).
 func TestSeed000FloorAtSave(t *testing.T) {
 	for _, tc := range []struct {
 		tokens string
@@ -91,6 +95,7 @@ func TestSeed000FloorAtSave(t *testing.T) {
 	}{
 		{"", -250000},
 		{"NO_DELAY_LAG_FLOOR", -550000},
+		{"DELAY_LAG_FLOOR_POSTED", -550000}, // v1 left the other exits alone
 	} {
 		b := newBench(t, eevdf.RBTree, withFeatures(t, tc.tokens))
 		a, bb, c := b.entity("A"), b.entity("B"), b.entity("C")
@@ -337,6 +342,17 @@ func TestSeed004YieldLoop(t *testing.T) {
 		// Each yield charges 1000 ns; the deadline is 350000 + i·700000.
 		if ahead := int64(y.Deadline() - y.Vruntime()); ahead != 350000+int64(i)*700000-int64(i)*1000 {
 			t.Fatalf("yield %d: deadline − vruntime = %d", i, ahead)
+		}
+	}
+
+	// Posted v1 (YIELD_CLAMP_DEADLINE): one slice past the vruntime, every
+	// time: Y stays, but its deadline never runs ahead.
+	b, _, y = yieldBench(t, "YIELD_CLAMP_DEADLINE")
+	for i := 1; i <= 10; i++ {
+		b.at(2000000 + uint64(i)*1000)
+		wantPick(t, b.yield(), y)
+		if ahead := int64(y.Deadline() - y.Vruntime()); ahead != 700000 {
+			t.Fatalf("clamp: yield %d: deadline − vruntime = %d, want 700000", i, ahead)
 		}
 	}
 
