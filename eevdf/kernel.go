@@ -1,10 +1,6 @@
 package eevdf
 
-import (
-	"fmt"
-
-	"github.com/schedmodel/fairclass/features"
-)
+import "fmt"
 
 // Kernel selects which kernel's fair.c a runqueue follows where they
 // compute differently. The default is the modelled kernel; the earlier
@@ -79,55 +75,3 @@ func (rq *CfsRq) Kernel() Kernel { return rq.kernel }
 
 // before71 reports whether the runqueue follows v7.1 or an earlier kernel.
 func (rq *CfsRq) before71() bool { return rq.kernel >= KernelV71 }
-
-// wakeupPreemptFairV71 is wakeup_preempt_fair as v7.1 wrote it (KERNEL-SPEC
-// §5.2): the same inputs, other exits.
-func (rq *CfsRq) wakeupPreemptFairV71(pse *SchedEntity, wf WakeFlags) {
-	se := rq.curr
-	if se == pse || rq.needResched || !rq.feat.Has(features.WakeupPreemption) {
-		return
-	}
-	cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
-	action := actPick
-	if cseIdle && !pseIdle {
-		action = actShort
-		goto preempt
-	}
-	if cseIdle != pseIdle || pse.policy != PolicyNormal {
-		return // before the charge, protection untouched
-	}
-	rq.updateCurr()
-	if rq.feat.Has(features.PreemptShort) && pse.slice < se.slice {
-		action = actShort
-		goto pick
-	}
-	if wf&WFFork != 0 || pse.delayed {
-		return
-	}
-	if rq.feat.Has(features.NextBuddy) && rq.setPreemptBuddy(pse) && wf&WFSync != 0 {
-		action = rq.preemptSync(wf, pse, se)
-	}
-	switch action {
-	case actNone:
-		return
-	case actResched:
-		goto preempt
-	}
-
-pick:
-	// A short-slice wakee preempts only if it is the pick itself.
-	if rq.pickIsWakee(pse, action != actShort) {
-		goto preempt
-	}
-	if rq.feat.Has(features.RunToParity) {
-		rq.updateProtectSlice(se)
-	}
-	return
-
-preempt:
-	if action == actShort {
-		cancelProtectSlice(se)
-		rq.clearBuddies(se)
-	}
-	rq.resched()
-}

@@ -32,10 +32,6 @@ func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
 		rq.resched()
 		return
 	}
-	if rq.before71() {
-		rq.wakeupPreemptFairV71(p, wf)
-		return
-	}
 	rq.wakeupPreemptFair(p, wf)
 }
 
@@ -53,12 +49,21 @@ func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
 //
 // A preemption always cancels curr's protection; a SHORT one makes the
 // wakee the buddy.
+//
+// KernelV71 branches where v7.1 differed (KERNEL-SPEC §5.2): a pending
+// resched always stopped the check; an idle curr's preemption counted as
+// SHORT; the idle and policy exits came before the charge and, like the
+// delayed and fork exits (after the SHORT test), left protection alone; a
+// SHORT wakee preempted only if it was the pick; and only a SHORT
+// preemption cancelled protection, clearing the buddy rather than setting
+// one.
 func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
 	se := rq.curr
+	v71 := rq.before71()
 	if se == pse {
 		return
 	}
-	if !rq.feat.Has(features.PreemptShort) && rq.needResched {
+	if rq.needResched && (v71 || !rq.feat.Has(features.PreemptShort)) {
 		return
 	}
 	if !rq.feat.Has(features.WakeupPreemption) {
@@ -67,17 +72,26 @@ func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
 	cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
 	action := actPick
 	if cseIdle && !pseIdle {
+		if v71 {
+			action = actShort
+		}
 		goto preempt
 	}
+	if v71 && (cseIdle != pseIdle || pse.policy != PolicyNormal) {
+		return // before the charge, protection untouched
+	}
 	rq.updateCurr()
-	if cseIdle != pseIdle || pse.policy != PolicyNormal || pse.delayed {
+	if cseIdle != pseIdle || pse.policy != PolicyNormal || pse.delayed && !v71 {
 		goto update
 	}
 	if rq.feat.Has(features.PreemptShort) && pse.slice < se.slice {
 		action = actShort
 		goto pick
 	}
-	if wf&WFFork != 0 {
+	if wf&WFFork != 0 || pse.delayed {
+		if v71 {
+			return
+		}
 		goto update
 	}
 	if rq.feat.Has(features.NextBuddy) && rq.setPreemptBuddy(pse) && wf&WFSync != 0 {
@@ -94,7 +108,7 @@ pick:
 	if rq.pickIsWakee(pse, action != actShort) {
 		goto preempt
 	}
-	if action == actShort && rq.entityEligible(pse) {
+	if action == actShort && !v71 && rq.entityEligible(pse) {
 		goto preempt
 	}
 
@@ -105,9 +119,15 @@ update:
 	return
 
 preempt:
-	cancelProtectSlice(se)
+	if !v71 || action == actShort {
+		cancelProtectSlice(se)
+	}
 	if action == actShort {
-		rq.setShortBuddy(pse)
+		if v71 {
+			rq.clearBuddies(se)
+		} else {
+			rq.setShortBuddy(pse)
+		}
 	}
 	rq.resched()
 }
