@@ -281,8 +281,8 @@ func (rq *CfsRq) Entities() []*SchedEntity {
 // resched is resched_curr and resched_curr_lazy: the model keeps one flag.
 func (rq *CfsRq) resched() { rq.needResched = true }
 
-// owns reports whether se may be operated on as part of rq: it is not
-// queued or running on another runqueue.
+// checkOwner fails unless se may be operated on by rq: nil, or queued or
+// running on another runqueue, it may not.
 func (rq *CfsRq) checkOwner(se *SchedEntity) error {
 	if se == nil {
 		return ErrNilEntity
