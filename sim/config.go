@@ -95,7 +95,7 @@ func LoadConfig(path string) (Config, error) {
 //	  "timeline": "btree",            // or "rbtree"
 //	  "wakeup_cost": "0", "switch_cost": "0",
 //	  "core_pairs": [[0, 1]],
-//	  "core_rule": "leader",          // or "priority"
+//	  "core_rule": "priority",        // or "leader"
 //	  "share_interval": "100ms",
 //	  "trace": false, "debug": false,
 //	  "workloads": [ WORKLOAD, ... ]
@@ -169,12 +169,12 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		cfg.Features = &fs
 	}
 	switch jc.CoreRule {
-	case "", "leader":
-		cfg.CoreRule = CoreLeader
-	case "priority":
+	case "", "priority":
 		cfg.CoreRule = CorePriority
+	case "leader":
+		cfg.CoreRule = CoreLeader
 	default:
-		return Config{}, fmt.Errorf("config: core_rule %q: want leader or priority", jc.CoreRule)
+		return Config{}, fmt.Errorf("config: core_rule %q: want priority or leader", jc.CoreRule)
 	}
 	switch strings.ToLower(jc.Timeline) {
 	case "", "btree":

@@ -351,13 +351,13 @@ func (s *Sim) block(c *cpu, ti int32, st taskState) {
 // reaches a preemption point, both pick without installing anything
 // (PickTask on each, as the core's pick_next_task calls pick_task on every
 // sibling); one pick wins and fixes the cookie c:
-//   - CoreLeader (default): the pick of the CPU at the preemption point,
-//     unless it is idle;
-//   - CorePriority: the pick of higher priority, compared across the two
+//   - CorePriority (default): the pick of higher priority, compared across the two
 //     runqueues by lag (V − vruntime of each on its own queue, the larger
 //     wins; ties go to the CPU at the preemption point) — the kernel
 //     compares vruntimes normalised by each queue's reference point;
-//     an idle pick always loses.
+//     an idle pick always loses;
+//   - CoreLeader: the pick of the CPU at the preemption point, unless it
+//     is idle.
 // A CPU whose pick has another cookie runs instead its queued task of
 // cookie c with the smallest vruntime (the order of the kernel's core tree,
 // sched_core_find; ties: earlier deadline, then creation order), installed
@@ -371,10 +371,12 @@ func (s *Sim) block(c *cpu, ti int32, st taskState) {
 type CoreRule uint8
 
 const (
+	// CorePriority (the default): the pick with the larger lag leads, as
+	// the kernel's core-wide pick takes the sibling pick of highest
+	// priority, whichever CPU reached the preemption point.
+	CorePriority CoreRule = iota
 	// CoreLeader: the CPU at the preemption point leads.
-	CoreLeader CoreRule = iota
-	// CorePriority: the pick with the larger lag leads.
-	CorePriority
+	CoreLeader
 )
 
 // coreSchedule is a preemption point of l in a core-scheduling pair with

@@ -72,10 +72,10 @@
 // CPU of a pair reaches a preemption point, both CPUs pick without
 // installing anything (PickTask on each, as the kernel's core-wide pick
 // calls pick_task on every sibling) and one pick fixes the cookie c: with
-// CoreLeader (the default) the pick of the CPU at the preemption point,
-// unless it picked idle; with CorePriority the pick with the larger lag on
-// its own runqueue (the kernel compares vruntimes normalised per
-// runqueue). A CPU whose pick has another cookie runs instead its task of
+// CorePriority (the default) the pick with the larger lag on its own
+// runqueue (the kernel takes the highest-priority pick, comparing
+// vruntimes normalised per runqueue); with CoreLeader the pick of the CPU
+// at the preemption point, unless it picked idle. A CPU whose pick has another cookie runs instead its task of
 // cookie c with the smallest vruntime (the order of the kernel's core
 // tree; ties by earlier deadline, then creation order), whether it is
 // eligible or not — core scheduling prefers an ineligible task to forcing

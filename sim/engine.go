@@ -213,7 +213,7 @@ func (s *Sim) configure() error {
 		return fmt.Errorf("negative cost or sample interval")
 	}
 	s.wakeCost, s.swCost = uint64(cfg.WakeupCost), uint64(cfg.SwitchCost)
-	if cfg.CoreRule > CorePriority {
+	if cfg.CoreRule > CoreLeader {
 		return fmt.Errorf("unknown core rule %d", cfg.CoreRule)
 	}
 	if cfg.Timeline > eevdf.RBTree {

@@ -47,7 +47,6 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]verdict, error) 
 			named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop2"),
 			named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop3"))
 		cfg.CorePairs = [][2]int{{0, 1}}
-		cfg.CoreRule = sim.CorePriority // the kernel's core-wide pick takes the highest-priority pick
 		cfgs = append(cfgs, cfg)
 	}
 	reports, err := sweep(cfgs, progress)
