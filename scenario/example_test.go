@@ -1,0 +1,46 @@
+package scenario_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/schedmodel/fairclass/scenario"
+)
+
+// Replay a worked example and print one JSON object per operation, as
+// "fairclass replay" does; here only a few fields are printed.
+func ExampleReplay() {
+	src := `task A
+task B slice=300000
+0       new A
+0       schedule
+500000  new B        # a shorter request: B preempts A
+500000  schedule
+`
+	sc, err := scenario.Parse(strings.NewReader(src), "example.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	err = scenario.Replay(sc, scenario.Options{}, func(r *scenario.Result) error {
+		fmt.Printf("%d %-8s curr=%-2s resched=%v\n", r.I, r.Op, r.Curr, r.Resched)
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// 0 new      curr=   resched=true
+	// 1 schedule curr=A  resched=false
+	// 2 new      curr=A  resched=true
+	// 3 schedule curr=B  resched=false
+}
+
+// JSONWriter prints the replay format, one object per line.
+func ExampleJSONWriter() {
+	sc, _ := scenario.Parse(strings.NewReader("task A\n0 new A\n"), "one.txt")
+	scenario.Replay(sc, scenario.Options{}, scenario.JSONWriter(os.Stdout))
+	// Output:
+	// {"i":0,"t":0,"op":"new","task":"A","V":18446744073708503040,"curr":null,"resched":true,"picked":null,"tasks":[{"name":"A","on_rq":true,"delayed":false,"vruntime":18446744073708503040,"deadline":18446744073708853040,"vlag":0,"lag":0,"eligible":true,"weight":1024,"slice":700000,"sum_exec":0}]}
+}
