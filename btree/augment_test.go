@@ -49,6 +49,32 @@ func (entityAug) Merge(a, b entityAgg) entityAgg {
 	return a
 }
 
+// Fold folds a node in one call (Folder): the same Merge chain, inlined.
+func (a entityAug) Fold(items, kids []entityAgg) entityAgg {
+	var acc entityAgg
+	if len(kids) > 0 {
+		acc = kids[0]
+		for i, x := range items {
+			acc = a.Merge(acc, x)
+			acc = a.Merge(acc, kids[i+1])
+		}
+		return acc
+	}
+	acc = items[0]
+	for _, x := range items[1:] {
+		acc = a.Merge(acc, x)
+	}
+	return acc
+}
+
+// mergeOnlyAug is entityAug without Fold: trees built with it refold one
+// Merge at a time.
+type mergeOnlyAug struct{}
+
+func (mergeOnlyAug) Less(a, b *entity) bool         { return entityAug{}.Less(a, b) }
+func (mergeOnlyAug) Leaf(e *entity) entityAgg       { return entityAug{}.Leaf(e) }
+func (mergeOnlyAug) Merge(a, b entityAgg) entityAgg { return entityAug{}.Merge(a, b) }
+
 type entityTree = Tree[*entity, entityAgg, entityAug]
 
 // wrapBase is close to 2^64, so that small offsets from it wrap around.

@@ -10,6 +10,7 @@ package btree
 // is not safe for concurrent use.
 type Tree[T any, A comparable, G Augmenter[T, A]] struct {
 	aug    G
+	folder Folder[A] // aug, if it folds whole nodes; else nil
 	root   *node[T, A]
 	length int
 	height int // levels; 0 for an empty tree, leaves are at depth height-1
@@ -37,6 +38,7 @@ func New[T any, A comparable, G Augmenter[T, A]](aug G) *Tree[T, A, G] {
 // place.
 func (t *Tree[T, A, G]) Init(aug G) {
 	*t = Tree[T, A, G]{aug: aug}
+	t.folder, _ = any(aug).(Folder[A])
 }
 
 // Len returns the number of items in the tree. O(1).

@@ -37,6 +37,30 @@ func (entityAug) Merge(a, b agg) agg {
 	}
 }
 
+// Fold is Merge over a whole B-tree node (btree.Folder): the kernel's
+// aggregate is commutative, so the node's items and children are simply
+// all combined, in one call.
+func (entityAug) Fold(items, kids []agg) agg {
+	var a agg
+	switch {
+	case len(items) > 0:
+		a = items[0]
+		items = items[1:]
+	case len(kids) > 0:
+		a = kids[0]
+		kids = kids[1:]
+	default:
+		return a
+	}
+	for _, x := range items {
+		a = entityAug{}.Merge(a, x)
+	}
+	for _, x := range kids {
+		a = entityAug{}.Merge(a, x)
+	}
+	return a
+}
+
 // eligibleMatcher drives the heap descent of pick_eevdf: a subtree may
 // hold an eligible entity iff its minimum vruntime is eligible
 // (eligibility is monotone in vruntime).

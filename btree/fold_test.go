@@ -1,0 +1,49 @@
+package btree
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// A tree whose augmenter folds whole nodes (Folder) keeps exactly the
+// aggregates of one that merges element by element, through splits,
+// borrows and merges; both verify after every step.
+func TestFoldMatchesMergeChain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	folded := New[*entity, entityAgg](entityAug{})
+	chained := New[*entity, entityAgg](mergeOnlyAug{})
+	if folded.folder == nil || chained.folder != nil {
+		t.Fatal("Init did not detect Folder")
+	}
+	var live []*entity
+	for step := 0; step < 20000; step++ {
+		if len(live) > 0 && (len(live) > 2000 || rng.IntN(3) == 0) {
+			k := rng.IntN(len(live))
+			e := live[k]
+			live[k] = live[len(live)-1]
+			live = live[:len(live)-1]
+			if !folded.Delete(e) || !chained.Delete(e) {
+				t.Fatalf("step %d: delete failed", step)
+			}
+		} else {
+			e := &entity{deadline: at(int64(rng.IntN(4000) - 2000)), seq: uint64(step),
+				vruntime: at(int64(rng.IntN(4000) - 2000)), slice: uint64(rng.IntN(100))}
+			live = append(live, e)
+			folded.Insert(e)
+			chained.Insert(e)
+		}
+		fa, fok := folded.Agg()
+		ca, cok := chained.Agg()
+		if fa != ca || fok != cok {
+			t.Fatalf("step %d: folded %+v, chained %+v", step, fa, ca)
+		}
+		if step%97 == 0 {
+			if err := folded.Verify(); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+			if err := chained.Verify(); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+		}
+	}
+}
