@@ -146,14 +146,28 @@ func (rq *CfsRq) ineligibleVruntime() uint64 {
 // which with 128-bit products is exactly "v ≤ V" for V rounded toward −∞.
 // An empty load makes everything eligible.
 func (rq *CfsRq) vruntimeEligible(v uint64) bool {
-	avg := rq.sumWVruntime
-	load := int64(rq.sumWeight)
-	if c := rq.currOnRq(); c != nil {
-		avg += rq.entityKey(c) * rq.w(c)
-		load += rq.w(c)
-	}
-	return geMul128(avg, int64(v-rq.zeroVruntime), load)
+	return rq.eligibility().eligible(v)
 }
+
+// eligibilityTest holds the two sides of vruntime_eligible that do not
+// depend on the vruntime tested, so that a pick computes them once.
+type eligibilityTest struct {
+	avg, load int64  // Σ key·w and Σ w, curr included if on_rq
+	zero      uint64 // zero_vruntime
+}
+
+// eligibility computes vruntime_eligible's sums for the queue as it is.
+func (rq *CfsRq) eligibility() eligibilityTest {
+	e := eligibilityTest{avg: rq.sumWVruntime, load: int64(rq.sumWeight), zero: rq.zeroVruntime}
+	if c := rq.currOnRq(); c != nil {
+		e.avg += rq.entityKey(c) * rq.w(c)
+		e.load += rq.w(c)
+	}
+	return e
+}
+
+// eligible is vruntime_eligible for v with the precomputed sums.
+func (e eligibilityTest) eligible(v uint64) bool { return geMul128(e.avg, int64(v-e.zero), e.load) }
 
 // entityEligible is entity_eligible.
 func (rq *CfsRq) entityEligible(se *SchedEntity) bool { return rq.vruntimeEligible(se.vruntime) }

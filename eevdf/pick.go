@@ -37,21 +37,25 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		}
 		return leftmost
 	}
-	if protect && rq.next != nil && rq.feat.Has(features.PickBuddy) && rq.entityEligible(rq.next) {
+	// Nothing below moves zero_vruntime or the sums: the two sides of
+	// the eligibility test are computed once.
+	elig := rq.eligibility()
+	if protect && rq.next != nil && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
 		return rq.next
 	}
-	if c != nil && (!c.onRq || !rq.entityEligible(c)) {
+	if c != nil && (!c.onRq || !elig.eligible(c.vruntime)) {
 		c = nil
 	}
 	if c != nil && protect && protectSlice(c) {
 		return c
 	}
 	var best *SchedEntity
-	if leftmost != nil && rq.entityEligible(leftmost) {
+	if leftmost != nil && elig.eligible(leftmost.vruntime) {
 		best = leftmost
 	} else if leftmost != nil {
 		rq.stats.Descents++
 		rq.match.visited = 0
+		rq.match.test = elig
 		best = rq.tl.findEligible(&rq.match)
 		rq.stats.Visited += uint64(rq.match.visited)
 	}

@@ -66,16 +66,17 @@ func (entityAug) Fold(items, kids []agg) agg {
 // (eligibility is monotone in vruntime).
 type eligibleMatcher struct {
 	rq      *CfsRq
+	test    eligibilityTest // set by the pick before the descent
 	visited int
 }
 
 func (m *eligibleMatcher) MatchAgg(a agg) bool {
 	m.visited++
-	return m.rq.vruntimeEligible(a.minV)
+	return m.test.eligible(a.minV)
 }
 
 func (m *eligibleMatcher) Match(se *SchedEntity) bool {
-	return m.rq.entityEligible(se)
+	return m.test.eligible(se.vruntime)
 }
 
 // timeline is tasks_timeline: the queued entities except curr, in
