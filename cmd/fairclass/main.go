@@ -1,7 +1,9 @@
 // Command fairclass replays scenarios on the fairclass model of the Linux
 // fair scheduling class.
 //
-//	fairclass replay FILE [--table] [--backend btree|rbtree] [--features TOKENS]
+//	fairclass replay FILE [--table] [--backend btree|rbtree] [--features TOKENS] [--kernel K] [--trace OUT]
+//	fairclass sim CONFIG.json [--json OUT] [--csv OUT] [--trace OUT] [--seed N]
+//	fairclass bench [--sizes LIST]
 //	fairclass help [TOPIC]
 //
 // Run "fairclass help" for the details.
@@ -27,6 +29,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "replay":
 		return replayCmd(args[1:], stdin, stdout, stderr)
+	case "sim":
+		return simCmd(args[1:], stdout, stderr)
+	case "bench":
+		return benchCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		return helpCmd(args[1:], stdout, stderr)
 	}
@@ -38,9 +44,11 @@ const usage = `fairclass models the Linux kernel's fair scheduling class (EEVDF)
 
 Usage:
   fairclass replay FILE [flags]   replay a scenario, one JSON object per operation
-  fairclass help [TOPIC]          more help: replay, scenario, features
+  fairclass sim CONFIG.json       run a simulation described in JSON and print its report
+  fairclass bench                 measure the pick path of both timelines
+  fairclass help [TOPIC]          more help: replay, sim, bench, scenario, features
 
-Run "fairclass help replay" for the flags.
+Run "fairclass help replay" (sim, bench) for the flags.
 `
 
 func helpCmd(args []string, stdout, stderr io.Writer) int {
@@ -51,12 +59,16 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "replay":
 		fmt.Fprint(stdout, replayHelp)
+	case "sim":
+		fmt.Fprint(stdout, simHelp)
+	case "bench":
+		fmt.Fprint(stdout, benchHelp)
 	case "scenario":
 		fmt.Fprint(stdout, scenarioHelp)
 	case "features":
 		fmt.Fprint(stdout, featuresHelp())
 	default:
-		fmt.Fprintf(stderr, "fairclass: no help on %q (try replay, scenario, features)\n", args[0])
+		fmt.Fprintf(stderr, "fairclass: no help on %q (try replay, sim, bench, scenario, features)\n", args[0])
 		return 2
 	}
 	return 0

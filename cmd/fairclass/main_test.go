@@ -99,3 +99,42 @@ func TestHelp(t *testing.T) {
 		t.Error("features help lacks the seed toggles")
 	}
 }
+
+func TestSimCommand(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "c.json")
+	os.WriteFile(cfg, []byte(`{"seed": 3, "duration": "200ms", "workloads": [{"kind": "stress", "n": 2}]}`), 0o644)
+	jsonOut := filepath.Join(dir, "r.json")
+	code, out, errs := runCmd(t, "", "sim", cfg, "--json", jsonOut, "--quiet")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "stress") || !strings.Contains(out, "Runtime ms") {
+		t.Errorf("report:\n%s", out)
+	}
+	b, err := os.ReadFile(jsonOut)
+	if err != nil || !json.Valid(b) {
+		t.Errorf("JSON report: %v", err)
+	}
+	// Same seed, same report.
+	_, again, _ := runCmd(t, "", "sim", cfg, "--quiet")
+	if again != out {
+		t.Error("the same configuration gave two reports")
+	}
+	if code, _, errs := runCmd(t, "", "sim", filepath.Join(dir, "missing.json")); code != 1 || errs == "" {
+		t.Errorf("missing config: exit %d", code)
+	}
+	if code, _, _ := runCmd(t, "", "sim"); code != 2 {
+		t.Errorf("no config: exit %d, want 2", code)
+	}
+}
+
+func TestBenchCommand(t *testing.T) {
+	code, out, errs := runCmd(t, "", "bench", "--sizes", "4")
+	if code != 0 || strings.Count(out, "\n") != 3 || !strings.Contains(out, "rbtree") {
+		t.Errorf("exit %d, out %q, err %q", code, out, errs)
+	}
+	if code, _, _ := runCmd(t, "", "bench", "--sizes", "0"); code != 2 {
+		t.Errorf("size 0: exit %d, want 2", code)
+	}
+}
