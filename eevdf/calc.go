@@ -102,7 +102,7 @@ func maxVruntime(a, b uint64) uint64 {
 }
 
 // entityBefore is entity_before: an earlier deadline (no tie-break).
-func entityBefore(a, b *SchedEntity) bool { return int64(a.deadline-b.deadline) < 0 }
+func entityBefore(a, b *SchedEntity) bool { return vBefore(a.deadline, b.deadline) }
 
 // geMul128 reports avg ≥ key·load with the product taken 128 bits wide,
 // as the kernel's vruntime_eligible does with __int128.

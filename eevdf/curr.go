@@ -39,7 +39,7 @@ func (rq *CfsRq) UpdateCurr() { rq.updateCurr() }
 // is not carried over) with the slice refreshed from the base slice unless
 // it is custom. It reports whether the deadline was renewed.
 func (rq *CfsRq) updateDeadline(se *SchedEntity) bool {
-	if int64(se.vruntime-se.deadline) < 0 {
+	if vBefore(se.vruntime, se.deadline) {
 		return false
 	}
 	if !se.customSlice {

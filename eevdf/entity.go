@@ -76,15 +76,13 @@ type SchedEntity struct {
 type EntityOption func(*entityConfig) error
 
 type entityConfig struct {
-	nice       int
-	weight     uint64 // scaled down; 0: from nice
-	slice      uint64 // sched_runtime; 0: base slice
-	baseSlice  uint64
-	policy     Policy
-	weightSet  bool
-	niceSet    bool
-	policySet  bool
-	sliceGiven bool
+	nice      int
+	weight    uint64 // scaled down; 0: from nice
+	slice     uint64 // sched_runtime; 0: base slice
+	baseSlice uint64
+	policy    Policy
+	weightSet bool
+	niceSet   bool
 }
 
 // WithNice sets the nice value (-20..19); the weight comes from the
@@ -123,7 +121,7 @@ const MaxWeight = 1 << 20
 // 0 means no custom slice.
 func WithSlice(ns uint64) EntityOption {
 	return func(c *entityConfig) error {
-		c.slice, c.sliceGiven = ns, true
+		c.slice = ns
 		return nil
 	}
 }
@@ -148,7 +146,7 @@ func WithPolicy(p Policy) EntityOption {
 		if p > PolicyIdle {
 			return fmt.Errorf("%w: %v", ErrBadPolicy, p)
 		}
-		c.policy, c.policySet = p, true
+		c.policy = p
 		return nil
 	}
 }

@@ -7,7 +7,7 @@ import "github.com/schedmodel/fairclass/features"
 // earlier (RUN_TO_PARITY); a shorter queued request cuts the protection.
 
 // protectSlice is protect_slice: se is protected while vruntime < vprot.
-func protectSlice(se *SchedEntity) bool { return int64(se.vruntime-se.vprot) < 0 }
+func protectSlice(se *SchedEntity) bool { return vBefore(se.vruntime, se.vprot) }
 
 // cancelProtectSlice is cancel_protect_slice: end the protection now.
 func cancelProtectSlice(se *SchedEntity) {

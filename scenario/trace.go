@@ -23,19 +23,20 @@ type TraceWriter struct {
 	start   uint64 // when it started running
 	resched bool
 	delayed []bool
+	tids    map[string]string // task name to its thread id
 	err     error
 }
 
-// Trace process and track ids: tasks are threads 1..n of process 1; the
-// counters belong to process 1 as well.
-const tracePid = 1
+// Every event belongs to process 1: the tasks are its threads 1..n, in
+// declaration order; the counters sit on thread 0.
 
 // NewTraceWriter starts a trace on w; call Close at the end.
 func NewTraceWriter(w io.Writer, sc *Scenario) *TraceWriter {
-	t := &TraceWriter{w: bufio.NewWriter(w), sc: sc, delayed: make([]bool, len(sc.Tasks))}
+	t := &TraceWriter{w: bufio.NewWriter(w), sc: sc, delayed: make([]bool, len(sc.Tasks)), tids: map[string]string{}}
 	t.raw(`{"displayTimeUnit":"ns","traceEvents":[`)
 	t.event(`{"ph":"M","pid":1,"tid":0,"ts":0,"name":"process_name","args":{"name":` + strconv.Quote("runqueue "+sc.Name) + `}}`)
 	for i, task := range sc.Tasks {
+		t.tids[task.Name] = strconv.Itoa(i + 1)
 		t.event(`{"ph":"M","pid":1,"tid":` + strconv.Itoa(i+1) + `,"ts":0,"name":"thread_name","args":{"name":` + strconv.Quote(task.Name) + `}}`)
 	}
 	return t
@@ -61,10 +62,8 @@ func us(ns uint64) string {
 }
 
 func (t *TraceWriter) tid(name string) string {
-	for i, task := range t.sc.Tasks {
-		if task.Name == name {
-			return strconv.Itoa(i + 1)
-		}
+	if id, ok := t.tids[name]; ok {
+		return id
 	}
 	return "0"
 }

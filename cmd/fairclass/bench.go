@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,15 +27,9 @@ Flags:
 
 func benchCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	sizes := fs.String("sizes", "16,256,4096,65536", "")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, benchHelp)
-			return 0
-		}
-		fmt.Fprintf(stderr, "fairclass bench: %v\n\n%s", err, benchHelp)
-		return 2
+	if _, code, done := parseArgs(fs, args, 0, "", benchHelp, stdout, stderr); done {
+		return code
 	}
 	var ns []int
 	for _, s := range strings.Split(*sizes, ",") {

@@ -10,6 +10,8 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -72,4 +74,45 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	return 0
+}
+
+// parseArgs parses a subcommand's flags, which may come before or after its
+// arguments, and checks that it got want arguments (what names one). It
+// returns the arguments, or, with done, the exit status: 0 after printing
+// the help that -h asked for, 2 on a usage error.
+func parseArgs(fs *flag.FlagSet, args []string, want int, what, help string, stdout, stderr io.Writer) (pos []string, code int, done bool) {
+	fs.SetOutput(io.Discard)
+	pos, err := parseInterleaved(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fmt.Fprint(stdout, help)
+		return nil, 0, true
+	case err != nil:
+		fmt.Fprintf(stderr, "fairclass %s: %v\n\n%s", fs.Name(), err, help)
+		return nil, 2, true
+	case len(pos) != want && want == 0:
+		fmt.Fprintf(stderr, "fairclass %s: unexpected argument %q\n\n%s", fs.Name(), pos[0], help)
+		return nil, 2, true
+	case len(pos) != want:
+		fmt.Fprintf(stderr, "fairclass %s: want one %s, got %d\n\n%s", fs.Name(), what, len(pos), help)
+		return nil, 2, true
+	}
+	return pos, 0, false
+}
+
+// parseInterleaved parses flags that may come before or after the
+// positional arguments.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -47,24 +46,14 @@ FILE:LINE:COL and the reason; what was replayed before it is printed.
 
 func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	table := fs.Bool("table", false, "")
 	backend := fs.String("backend", "btree", "")
 	feat := fs.String("features", "", "")
 	trace := fs.String("trace", "", "")
 	kernel := fs.String("kernel", "v7.3", "")
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, replayHelp)
-			return 0
-		}
-		fmt.Fprintf(stderr, "fairclass replay: %v\n\n%s", err, replayHelp)
-		return 2
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "fairclass replay: want one scenario file, got %d\n\n%s", len(files), replayHelp)
-		return 2
+	files, code, done := parseArgs(fs, args, 1, "scenario file", replayHelp, stdout, stderr)
+	if done {
+		return code
 	}
 	var opt scenario.Options
 	k, err := eevdf.ParseKernel(*kernel)
@@ -156,23 +145,6 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-// parseInterleaved parses flags that may come before or after the
-// positional arguments.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
 }
 
 const scenarioHelp = `A scenario is a text file, one statement a line; # starts a comment.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -31,24 +30,14 @@ Flags:
 
 func simCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	jsonOut := fs.String("json", "", "")
 	csvOut := fs.String("csv", "", "")
 	traceOut := fs.String("trace", "", "")
 	seed := fs.Int64("seed", -1, "")
 	quiet := fs.Bool("quiet", false, "")
-	files, err := parseInterleaved(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, simHelp)
-			return 0
-		}
-		fmt.Fprintf(stderr, "fairclass sim: %v\n\n%s", err, simHelp)
-		return 2
-	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "fairclass sim: want one configuration file, got %d\n\n%s", len(files), simHelp)
-		return 2
+	files, code, done := parseArgs(fs, args, 1, "configuration file", simHelp, stdout, stderr)
+	if done {
+		return code
 	}
 	cfg, err := sim.LoadConfig(files[0])
 	if err != nil {

@@ -23,12 +23,11 @@ import (
 
 // latencyColumn is one variant of the measurement.
 type latencyColumn struct {
-	title    string
-	tokens   string        // features, applied to the defaults
-	ctSlice  time.Duration // cyclictest's custom slice, 0: default
-	hbSlice  time.Duration // hackbench's
-	slug     string        // file name stem for --out
-	baseline bool
+	title   string
+	tokens  string        // features, applied to the defaults
+	ctSlice time.Duration // cyclictest's custom slice, 0: default
+	hbSlice time.Duration // hackbench's
+	slug    string        // file name stem for --out
 }
 
 func latencyMachine(o options) machine {
@@ -115,6 +114,27 @@ func sliceMs(s time.Duration, m machine) string {
 	return fmt.Sprintf("%.0f", s.Seconds()*1000)
 }
 
+// threadColumns are the three columns of the threads' tables: the kernel
+// before the patch with its default slices, the same with the threads'
+// custom slices (8 ms for cyclictest, 20 ms for hackbench), and the patch.
+func threadColumns(before, patched, patchTitle string) []latencyColumn {
+	const ct, hb = 8 * time.Millisecond, 20 * time.Millisecond
+	return []latencyColumn{
+		{title: "before", tokens: before, slug: "default-slices"},
+		{title: "before", tokens: before, ctSlice: ct, hbSlice: hb, slug: "before"},
+		{title: patchTitle, tokens: patched, ctSlice: ct, hbSlice: hb, slug: "patched"},
+	}
+}
+
+// lower is the verdict that the patch (column 2) lowered a statistic
+// against the baseline with the same slices (column 1).
+func lower(claim string, s []sim.LatencySummary, stat func(sim.LatencySummary) uint64) verdict {
+	return verdict{claim: claim, ok: stat(s[2]) < stat(s[1]), got: fmt.Sprintf("%s -> %s", us(stat(s[1])), us(stat(s[2])))}
+}
+
+func p999(s sim.LatencySummary) uint64   { return s.P999 }
+func maxLat(s sim.LatencySummary) uint64 { return s.Max }
+
 // seed000: DELAY_LAG_FLOOR. Baseline: the kernel of the thread (no floor;
 // the wakeup-check flush of seed 002 did not exist yet either).
 func seed000(o options, w io.Writer, progress func(float64)) ([]verdict, error) {
@@ -122,21 +142,14 @@ func seed000(o options, w io.Writer, progress func(float64)) ([]verdict, error) 
 	if o.quick {
 		d = 10 * time.Second
 	}
-	const off = "NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"
-	cols := []latencyColumn{
-		{title: "before", tokens: off, slug: "default-slices"},
-		{title: "before", tokens: off, ctSlice: 8 * time.Millisecond, hbSlice: 20 * time.Millisecond, slug: "before"},
-		{title: "+DELAY_LAG_FLOOR", tokens: "NO_PREEMPT_FLUSH_DELAYED", ctSlice: 8 * time.Millisecond, hbSlice: 20 * time.Millisecond, slug: "patched"},
-	}
+	cols := threadColumns("NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED", "NO_PREEMPT_FLUSH_DELAYED", "+DELAY_LAG_FLOOR")
 	s, err := runLatency(o, w, progress, "000", d, cols)
 	if err != nil {
 		return nil, err
 	}
-	return []verdict{{
-		claim: "99.9th percentile wakeup latency lower with DELAY_LAG_FLOOR (thread: 2707 -> 1300 us)",
-		ok:    s[2].P999 < s[1].P999,
-		got:   fmt.Sprintf("%s -> %s", us(s[1].P999), us(s[2].P999)),
-	}}, nil
+	return []verdict{
+		lower("99.9th percentile wakeup latency lower with DELAY_LAG_FLOOR (thread: 2707 -> 1300 us)", s, p999),
+	}, nil
 }
 
 // seed002: PREEMPT_FLUSH_DELAYED, on the modelled kernel (the floor of
@@ -146,26 +159,13 @@ func seed002(o options, w io.Writer, progress func(float64)) ([]verdict, error) 
 	if o.quick {
 		d = 10 * time.Second
 	}
-	const off = "NO_PREEMPT_FLUSH_DELAYED"
-	cols := []latencyColumn{
-		{title: "before", tokens: off, slug: "default-slices"},
-		{title: "before", tokens: off, ctSlice: 8 * time.Millisecond, hbSlice: 20 * time.Millisecond, slug: "before"},
-		{title: "+FLUSH_DELAYED", tokens: "", ctSlice: 8 * time.Millisecond, hbSlice: 20 * time.Millisecond, slug: "patched"},
-	}
+	cols := threadColumns("NO_PREEMPT_FLUSH_DELAYED", "", "+FLUSH_DELAYED")
 	s, err := runLatency(o, w, progress, "002", d, cols)
 	if err != nil {
 		return nil, err
 	}
 	return []verdict{
-		{
-			claim: "99.9th percentile wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 2288 -> 727 us)",
-			ok:    s[2].P999 < s[1].P999,
-			got:   fmt.Sprintf("%s -> %s", us(s[1].P999), us(s[2].P999)),
-		},
-		{
-			claim: "maximum wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 9252 -> 7461 us)",
-			ok:    s[2].Max < s[1].Max,
-			got:   fmt.Sprintf("%s -> %s", us(s[1].Max), us(s[2].Max)),
-		},
+		lower("99.9th percentile wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 2288 -> 727 us)", s, p999),
+		lower("maximum wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 9252 -> 7461 us)", s, maxLat),
 	}, nil
 }

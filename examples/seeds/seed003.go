@@ -19,18 +19,15 @@ func seed003(o options, w io.Writer, progress func(float64)) ([]verdict, error) 
 		groups = []int{1, 4}
 	}
 	type row struct {
-		label          string
-		pipe, threads  bool
-		groups         int
-		base, patch    *sim.Report
-		baseCfg, patCf int
+		label       string
+		base, patch *sim.Report
 	}
 	var rows []*row
 	var cfgs []sim.Config
 	for _, pipe := range []bool{false, true} {
 		for _, threads := range []bool{false, true} {
 			for _, g := range groups {
-				r := &row{pipe: pipe, threads: threads, groups: g}
+				r := &row{}
 				r.label = fmt.Sprintf("%s%s %d group", map[bool]string{true: "pipe "}[pipe], map[bool]string{false: "process", true: "thread"}[threads], g)
 				for _, tok := range []string{"", "PLACE_JOIN_LAG"} {
 					hb := sim.Hackbench(g, 20, 100, pipe, threads, sim.TaskOptions{})
