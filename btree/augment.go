@@ -27,6 +27,48 @@ type Folder[A comparable] interface {
 	Fold(items, kids []A) A
 }
 
+// Searcher is an optional interface of an Augmenter: it places an item
+// among the items of a node in one call,
+//
+//	Search(items, x) = (number of items i with Less(i, x),
+//	                    number of items i with !Less(x, i))
+//
+// for items in increasing order. A tree calls it instead of calling Less
+// in a binary search: one dynamic call per node instead of one per
+// comparison, and a search loop the compiler can inline Less into. The
+// result must equal what Less gives.
+type Searcher[T any] interface {
+	Search(items []T, x T) (lo, hi int)
+}
+
+// Lattice is an optional interface of an Augmenter whose Merge is
+// commutative (besides associative), as a minimum or a maximum is, and
+// which can tell when removing an item leaves an aggregate unchanged:
+//
+//	Keeps(a, x) reports that a range whose aggregate is a, and which
+//	holds an item whose aggregate is x, still has aggregate a once that
+//	item is gone.
+//
+// Keeps may report false whenever it cannot tell; reporting true wrongly
+// corrupts the tree. For a minimum, Keeps(a, x) is x != a: another item
+// attains the minimum.
+//
+// With it, a tree updates aggregates without refolding nodes: an
+// insertion that splits no node turns each aggregate above the new item
+// into Merge(old, Leaf(item)), up to the first that does not change, and a
+// deletion that empties no node stops at the first aggregate that Keeps
+// holds for.
+type Lattice[A comparable] interface {
+	Keeps(a, x A) bool
+}
+
+// AggMatcher drives Tree.FindAgg.
+type AggMatcher[A comparable] interface {
+	// MatchAgg reports whether some item of a range whose aggregate is a
+	// may match.
+	MatchAgg(a A) bool
+}
+
 // Matcher drives Tree.Find.
 type Matcher[T any, A comparable] interface {
 	// MatchAgg reports whether some item of a range whose aggregate is a
@@ -71,6 +113,43 @@ func (t *Tree[T, A, G]) fold(n *node[T, A]) A {
 		a = t.aug.Merge(a, in.kaggs[i+1])
 	}
 	return a
+}
+
+// addAgg brings the aggregates above cur up to date after an item whose
+// aggregate is xa was added to cur's subtree, splitting no node, in a tree
+// whose augmenter is a Lattice: path leads from the root to cur's parent.
+func (t *Tree[T, A, G]) addAgg(path []step[T, A], xa A) {
+	for k := len(path) - 1; k >= 0; k-- {
+		p := path[k]
+		a := t.aug.Merge(p.n.kaggs[p.i], xa)
+		if a == p.n.kaggs[p.i] {
+			return
+		}
+		p.n.kaggs[p.i] = a
+	}
+	t.agg = t.aug.Merge(t.agg, xa)
+}
+
+// dropAgg brings the aggregates above cur up to date after an item whose
+// aggregate is xa left cur's subtree, emptying no node and leaving cur
+// with at least minItems items (or cur is the root), in a tree whose
+// augmenter is a Lattice: path leads from the root to cur's parent.
+func (t *Tree[T, A, G]) dropAgg(path []step[T, A], cur *node[T, A], xa A) {
+	for k := len(path) - 1; k >= 0; k-- {
+		p := path[k]
+		if t.lattice.Keeps(p.n.kaggs[p.i], xa) {
+			return
+		}
+		a := t.fold(cur)
+		if a == p.n.kaggs[p.i] {
+			return
+		}
+		p.n.kaggs[p.i] = a
+		cur = &p.n.node
+	}
+	if !t.lattice.Keeps(t.agg, xa) {
+		t.agg = t.fold(cur)
+	}
 }
 
 // propagate brings the aggregates above cur up to date after cur's subtree

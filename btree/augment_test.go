@@ -67,7 +67,26 @@ func (a entityAug) Fold(items, kids []entityAgg) entityAgg {
 	return acc
 }
 
-// mergeOnlyAug is entityAug without Fold: trees built with it refold one
+// Search places x in a node in one call (Searcher).
+func (a entityAug) Search(items []*entity, x *entity) (lo, hi int) {
+	for lo < len(items) && a.Less(items[lo], x) {
+		lo++
+	}
+	hi = lo
+	for hi < len(items) && !a.Less(x, items[hi]) {
+		hi++
+	}
+	return lo, hi
+}
+
+// Keeps reports that an item whose aggregate is x attains none of a's
+// three extremes (Lattice): another item attains each of them.
+func (entityAug) Keeps(a, x entityAgg) bool {
+	return x.minV != a.minV && x.minSlice != a.minSlice && x.maxSlice != a.maxSlice
+}
+
+// mergeOnlyAug is entityAug with none of the optional interfaces (Folder,
+// Searcher, Lattice): trees built with it search with Less and refold one
 // Merge at a time.
 type mergeOnlyAug struct{}
 

@@ -9,15 +9,17 @@ package btree
 // New or Init supply another. A Tree must not be copied after first use and
 // is not safe for concurrent use.
 type Tree[T any, A comparable, G Augmenter[T, A]] struct {
-	aug    G
-	folder Folder[A] // aug, if it folds whole nodes; else nil
-	root   *node[T, A]
-	length int
-	height int // levels; 0 for an empty tree, leaves are at depth height-1
-	agg    A   // aggregate of the whole tree; zero when empty
-	first  T   // leftmost item; zero when empty
-	last   T   // rightmost item; zero when empty
-	free   freeList[T, A]
+	aug      G
+	folder   Folder[A]   // aug, if it folds whole nodes; else nil
+	searcher Searcher[T] // aug, if it searches whole nodes; else nil
+	lattice  Lattice[A]  // aug, if its Merge is commutative; else nil
+	root     *node[T, A]
+	length   int
+	height   int // levels; 0 for an empty tree, leaves are at depth height-1
+	agg      A   // aggregate of the whole tree; zero when empty
+	first    T   // leftmost item; zero when empty
+	last     T   // rightmost item; zero when empty
+	free     freeList[T, A]
 	// path is scratch space for the descents of Insert, Delete and
 	// Update, kept here rather than on the stack so that it is not zeroed
 	// at every call. Entries left over from earlier calls point to nodes
@@ -39,6 +41,8 @@ func New[T any, A comparable, G Augmenter[T, A]](aug G) *Tree[T, A, G] {
 func (t *Tree[T, A, G]) Init(aug G) {
 	*t = Tree[T, A, G]{aug: aug}
 	t.folder, _ = any(aug).(Folder[A])
+	t.searcher, _ = any(aug).(Searcher[T])
+	t.lattice, _ = any(aug).(Lattice[A])
 }
 
 // Len returns the number of items in the tree. O(1).
@@ -105,6 +109,42 @@ descend:
 	return zero, false
 }
 
+// FindAgg is Find with every item tested by m.MatchAgg on the item's own
+// aggregate, Leaf(item), which each node caches beside the item: for a
+// matcher whose Match(x) is MatchAgg(Leaf(x)) — such as "vruntime <= V"
+// with the minimum vruntime as aggregate — it returns what Find returns,
+// without loading a single item, and with one dynamic call per position
+// instead of two.
+func (t *Tree[T, A, G]) FindAgg(m AggMatcher[A]) (T, bool) {
+	n := t.root
+	if n == nil {
+		var zero T
+		return zero, false
+	}
+descend:
+	for !n.leaf {
+		in := n.in()
+		c := n.count()
+		for i := 0; i < c; i++ {
+			if m.MatchAgg(in.kaggs[i]) {
+				n = in.kids[i]
+				continue descend
+			}
+			if m.MatchAgg(n.iaggs[i]) {
+				return n.items[i], true
+			}
+		}
+		n = in.kids[c]
+	}
+	for i, c := 0, n.count(); i < c; i++ {
+		if m.MatchAgg(n.iaggs[i]) {
+			return n.items[i], true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
 // Ascend calls fn on every item in increasing order until fn returns
 // false. fn must not modify the tree.
 func (t *Tree[T, A, G]) Ascend(fn func(item T) bool) {
@@ -137,6 +177,10 @@ func ascend[T any, A comparable](n *node[T, A], fn func(T) bool) bool {
 // lowerBound returns the index of the first item of n not less than item,
 // and whether that item is equal to item.
 func (t *Tree[T, A, G]) lowerBound(n *node[T, A], item T) (int, bool) {
+	if t.searcher != nil {
+		lo, hi := t.searcher.Search(n.items[:n.n], item)
+		return lo, hi > lo
+	}
 	lo, hi := 0, n.count()
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
@@ -151,6 +195,10 @@ func (t *Tree[T, A, G]) lowerBound(n *node[T, A], item T) (int, bool) {
 
 // upperBound returns the index of the first item of n greater than item.
 func (t *Tree[T, A, G]) upperBound(n *node[T, A], item T) int {
+	if t.searcher != nil {
+		_, hi := t.searcher.Search(n.items[:n.n], item)
+		return hi
+	}
 	lo, hi := 0, n.count()
 	for lo < hi {
 		h := int(uint(lo+hi) >> 1)
@@ -201,15 +249,28 @@ func (t *Tree[T, A, G]) Insert(item T) {
 		n = in.kids[i]
 	}
 	i := t.upperBound(n, item)
-	if isFirst && i == 0 {
+	t.insertInLeaf(depth, n, i, item, xa, isFirst && i == 0, isLast && i == n.count())
+}
+
+// insertInLeaf puts item, whose aggregate is xa, at position i of leaf n,
+// reached through t.path[:depth], splitting nodes upwards as needed, and
+// refreshes aggregates and the cached ends: isFirst (isLast) tells that
+// item becomes the tree's first (last).
+func (t *Tree[T, A, G]) insertInLeaf(depth int, n *node[T, A], i int, item T, xa A, isFirst, isLast bool) {
+	path := &t.path
+	if isFirst {
 		t.first = item
 	}
-	if isLast && i == n.count() {
+	if isLast {
 		t.last = item
 	}
 	if n.n < maxItems {
 		n.insertItem(i, item, xa)
-		t.propagate(path[:depth], n)
+		if t.lattice != nil {
+			t.addAgg(path[:depth], xa)
+		} else {
+			t.propagate(path[:depth], n)
+		}
 		return
 	}
 
@@ -285,37 +346,75 @@ func (t *Tree[T, A, G]) Delete(item T) bool {
 		n = in.kids[i]
 	}
 
-	// dn is the depth of the interior node whose item was replaced by its
-	// predecessor, or -1: that node changed besides the leaf below it.
-	dn := -1
-	leaf := n
 	if n.leaf {
-		isFirst = isFirst && i == 0
-		isLast = isLast && i == n.count()-1
-		n.removeItem(i)
-	} else {
-		isFirst, isLast = false, false
-		dn = depth
-		in := n.in()
-		path[depth] = step[T, A]{in, i}
-		depth++
-		leaf = in.kids[i]
-		for !leaf.leaf {
-			li := leaf.in()
-			j := leaf.count()
-			path[depth] = step[T, A]{li, j}
-			depth++
-			leaf = li.kids[j]
-		}
-		n.items[i], n.iaggs[i] = leaf.removeItem(leaf.count() - 1)
+		t.deleteInLeaf(depth, n, i, isFirst && i == 0, isLast && i == n.count()-1)
+		return true
 	}
+
+	// The item is in the interior node n, which is neither first nor
+	// last: replace it by its predecessor, the last item of the
+	// rightmost leaf of its left subtree, and remove that one from its
+	// leaf. dn is n's depth: the node changed besides the leaf below it.
+	dn := depth
+	in := n.in()
+	path[depth] = step[T, A]{in, i}
+	depth++
+	leaf := in.kids[i]
+	for !leaf.leaf {
+		li := leaf.in()
+		j := leaf.count()
+		path[depth] = step[T, A]{li, j}
+		depth++
+		leaf = li.kids[j]
+	}
+	n.items[i], n.iaggs[i] = leaf.removeItem(leaf.count() - 1)
 	t.length--
 	t.fixAfterDelete(path[:depth], leaf, dn)
+	return true
+}
 
+// DeleteFirst removes the smallest item and returns it, or returns false
+// if the tree is empty. It goes down the leftmost path without comparing
+// items: O(log n), no call to Less.
+func (t *Tree[T, A, G]) DeleteFirst() (T, bool) {
+	n := t.root
+	if n == nil {
+		var zero T
+		return zero, false
+	}
+	first := t.first
+	depth := 0
+	for !n.leaf {
+		in := n.in()
+		t.path[depth] = step[T, A]{in, 0}
+		depth++
+		n = in.kids[0]
+	}
+	t.deleteInLeaf(depth, n, 0, true, t.length == 1)
+	return first, true
+}
+
+// deleteInLeaf removes the item at position i of leaf, reached through
+// t.path[:depth], and restores occupancy, aggregates and the cached ends;
+// isFirst (isLast) tells that the item is the tree's first (last).
+func (t *Tree[T, A, G]) deleteInLeaf(depth int, leaf *node[T, A], i int, isFirst, isLast bool) {
+	_, xa := leaf.removeItem(i)
+	t.length--
+	if t.lattice != nil && (leaf.n >= minItems || depth == 0 && leaf.n > 0) {
+		t.dropAgg(t.path[:depth], leaf, xa)
+	} else {
+		t.fixAfterDelete(t.path[:depth], leaf, -1)
+	}
+	t.fixEnds(isFirst, isLast)
+}
+
+// fixEnds refreshes the cached first and last items after a deletion that
+// removed the first (isFirst) or the last (isLast) item.
+func (t *Tree[T, A, G]) fixEnds(isFirst, isLast bool) {
 	if t.root == nil {
 		var zero T
 		t.first, t.last = zero, zero
-		return true
+		return
 	}
 	if isFirst {
 		t.first = t.leftmost()
@@ -323,7 +422,6 @@ func (t *Tree[T, A, G]) Delete(item T) bool {
 	if isLast {
 		t.last = t.rightmost()
 	}
-	return true
 }
 
 // fixAfterDelete restores occupancy and aggregates after an item was

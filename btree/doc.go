@@ -35,18 +35,35 @@
 // whose MatchAgg reports whether some item of a range may match, this
 // returns the first matching item in order.
 //
+// FindAgg is the same walk with every item tested by MatchAgg on the
+// item's cached aggregate: no item is loaded.
+//
+// # Optional interfaces
+//
+// An Augmenter may also implement Folder (refold a whole node in one
+// call), Searcher (place an item among a node's items in one call) and
+// Lattice (its Merge is commutative, and it can tell when removing an item
+// leaves an aggregate unchanged). Init detects them. Each replaces a run
+// of dynamic calls, or work, by one call or none: Go calls a type
+// parameter's methods through a dictionary, so that Less and Merge are
+// never inlined into the tree's loops. With Lattice, an insertion that
+// splits nothing merges the new aggregate into those above it, and a
+// deletion that empties nothing refolds only nodes whose aggregate the
+// removed item attained. Results are the same with or without them.
+//
 // # Costs
 //
 // With n items and B = 12 the most items in a node:
 //
 //	Len, First, Last, Agg   O(1); First and Last are cached
-//	Find                    O(B·log_B n) calls to the Matcher
+//	Find, FindAgg           O(B·log_B n) calls to the Matcher
+//	DeleteFirst             O(log_B n); no call to Less
 //	Insert, Delete, Update  O(log n) calls to Less; O(B·log_B n) calls to Merge
 //	                        at worst, usually O(B): propagation stops early
 //	Ascend                  O(n)
 //	Verify                  O(n)
 //
-// Len, First, Last, Agg and Find never allocate (Find's Matcher argument is
+// Len, First, Last, Agg, Find and FindAgg never allocate (Find's Matcher argument is
 // an interface: a matcher value converted to it at each call may be boxed
 // by the caller, a long-lived one or a pointer is not). Nodes removed from
 // the tree are kept for reuse, up to max(64, n/64) of each kind, and

@@ -73,7 +73,11 @@ func FuzzTree(f *testing.F) {
 			case 4, 5:
 				h.deleteNth(int(r.u16()))
 			case 6:
-				h.deleteAbsent(int(r.u8()))
+				if k := int(r.u8()); k%4 == 3 {
+					h.deleteFirst()
+				} else {
+					h.deleteAbsent(k)
+				}
 			case 7:
 				h.update(int(r.u16()), r.i16(), uint64(r.u8()))
 			case 8:

@@ -63,6 +63,19 @@ func (h *harness) deleteNth(k int) {
 	h.verify("Delete(%v)", e)
 }
 
+// deleteFirst deletes the first item of both.
+func (h *harness) deleteFirst() {
+	got, ok := h.tr.DeleteFirst()
+	want, wok := h.or.DeleteMin()
+	if got != want || ok != wok {
+		h.tb.Fatalf("DeleteFirst() = %v, %v; want %v, %v", got, ok, want, wok)
+	}
+	if ok {
+		h.removed = append(h.removed, got)
+	}
+	h.verify("DeleteFirst()")
+}
+
 // deleteAbsent deletes an item that is not in the tree: one deleted
 // before, or a new one.
 func (h *harness) deleteAbsent(k int) {
@@ -89,7 +102,8 @@ func (h *harness) update(k int, vruntime int64, slice uint64) {
 	h.verify("Update(%v)", e)
 }
 
-// find checks Find(vruntime <= threshold) against a linear scan.
+// find checks Find and FindAgg (vruntime <= threshold) against a linear
+// scan.
 func (h *harness) find(threshold int64) {
 	th := at(threshold)
 	var want *entity
@@ -103,6 +117,10 @@ func (h *harness) find(threshold int64) {
 	got, ok := h.tr.Find(eligible{th})
 	if ok != (want != nil) || got != want {
 		h.tb.Fatalf("Find(vruntime <= %d) = %v, %v; want %v", threshold, got, ok, want)
+	}
+	got, ok = h.tr.FindAgg(eligible{th})
+	if ok != (want != nil) || got != want {
+		h.tb.Fatalf("FindAgg(vruntime <= %d) = %v, %v; want %v", threshold, got, ok, want)
 	}
 }
 
