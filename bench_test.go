@@ -75,6 +75,7 @@ func BenchmarkPick(b *testing.B) {
 				b.StopTimer()
 				st := rq.Stats()
 				b.ReportMetric(float64(st.Visited-before.Visited)/float64(b.N), "visited/pick")
+				b.ReportMetric(float64(st.Descents-before.Descents)/float64(b.N), "descents/pick")
 			})
 		}
 	}

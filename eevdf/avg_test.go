@@ -1,6 +1,10 @@
 package eevdf
 
-import "testing"
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
 
 // KERNEL-SPEC §2.8 and §2.9: tree A (key +1000), B (key −3001), curr C on_rq
 // (key +500), all nice 0.
@@ -52,6 +56,43 @@ func TestAvgVruntimeWorkedExample(t *testing.T) {
 		}
 		if err := rq.Check(); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// The descent's bound, key ≤ ⌊avg/load⌋, answers exactly as
+// vruntime_eligible's 128-bit product does, at the edges of the range
+// and around every exact quotient.
+func TestEligibleBoundMatchesProduct(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	edges := []int64{0, 1, -1, 2, -2, 1 << 20, -(1 << 20), math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
+	pick := func() int64 {
+		switch rng.IntN(4) {
+		case 0:
+			return edges[rng.IntN(len(edges))]
+		case 1:
+			return rng.Int64N(2001) - 1000
+		default:
+			return int64(rng.Uint64())
+		}
+	}
+	for i := 0; i < 200000; i++ {
+		e := eligibilityTest{avg: pick(), load: pick(), zero: rng.Uint64()}
+		if rng.IntN(2) == 0 {
+			e.load = rng.Int64N(1<<40) + 1
+		}
+		var m eligibleMatcher
+		m.set(e)
+		keys := []int64{pick(), pick()}
+		if e.load > 0 {
+			q := floorDiv(e.avg, e.load)
+			keys = append(keys, q-1, q, q+1)
+		}
+		for _, k := range keys {
+			v := e.zero + uint64(k)
+			if got, want := m.eligible(v), e.eligible(v); got != want {
+				t.Fatalf("avg %d load %d key %d: bound says %v, product %v", e.avg, e.load, k, got, want)
+			}
 		}
 	}
 }

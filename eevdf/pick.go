@@ -10,7 +10,7 @@ import (
 type Stats struct {
 	Picks    uint64 // pick_eevdf calls
 	Descents uint64 // picks that needed the heap descent
-	Visited  uint64 // subtree aggregates examined by descents
+	Visited  uint64 // aggregates examined by descents (with the B-tree, items' own too)
 	Flushed  uint64 // delayed dequeues completed by a pick
 }
 
@@ -54,8 +54,7 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		best = leftmost
 	} else if leftmost != nil {
 		rq.stats.Descents++
-		rq.match.visited = 0
-		rq.match.test = elig
+		rq.match.set(elig)
 		best = rq.tl.findEligible(&rq.match)
 		rq.stats.Visited += uint64(rq.match.visited)
 	}

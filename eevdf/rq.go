@@ -183,7 +183,6 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 		}
 	}
 	rq.tl = newTimeline(rq.backend)
-	rq.match.rq = rq
 	return rq, nil
 }
 

@@ -1,6 +1,8 @@
 package eevdf
 
 import (
+	"fmt"
+
 	"github.com/schedmodel/fairclass/btree"
 	"github.com/schedmodel/fairclass/rbtree"
 )
@@ -64,20 +66,41 @@ func (entityAug) Fold(items, kids []agg) agg {
 // eligibleMatcher drives the heap descent of pick_eevdf: a subtree may
 // hold an eligible entity iff its minimum vruntime is eligible
 // (eligibility is monotone in vruntime).
+//
+// A descent tests many vruntimes against the same sums, so set turns
+// vruntime_eligible's product test into a bound on the key: for load > 0,
+// avg ≥ key·load (in exact, 128-bit arithmetic) holds iff key ≤ ⌊avg/load⌋,
+// key being an integer. One division per descent then replaces a 128-bit
+// product per test, with the same answers.
 type eligibleMatcher struct {
-	rq      *CfsRq
-	test    eligibilityTest // set by the pick before the descent
+	test    eligibilityTest
+	bounded bool  // load > 0: use limit
+	limit   int64 // ⌊avg/load⌋
 	visited int
+}
+
+// set prepares m for a descent with the sums e.
+func (m *eligibleMatcher) set(e eligibilityTest) {
+	m.test, m.visited = e, 0
+	m.bounded = e.load > 0
+	if m.bounded {
+		m.limit = floorDiv(e.avg, e.load)
+	}
+}
+
+func (m *eligibleMatcher) eligible(v uint64) bool {
+	if m.bounded {
+		return int64(v-m.test.zero) <= m.limit
+	}
+	return m.test.eligible(v)
 }
 
 func (m *eligibleMatcher) MatchAgg(a agg) bool {
 	m.visited++
-	return m.test.eligible(a.minV)
+	return m.eligible(a.minV)
 }
 
-func (m *eligibleMatcher) Match(se *SchedEntity) bool {
-	return m.test.eligible(se.vruntime)
-}
+func (m *eligibleMatcher) Match(se *SchedEntity) bool { return m.eligible(se.vruntime) }
 
 // timeline is tasks_timeline: the queued entities except curr, in
 // (deadline, insertion) order, with exact subtree aggregates.
@@ -102,7 +125,7 @@ func newTimeline(b Backend) timeline {
 		return t
 	}
 	t := &bTimeline{}
-	t.t.Init(entityAug{})
+	t.t.Init(bItemAug{})
 	return t
 }
 
@@ -147,25 +170,107 @@ func (t *rbTimeline) ascend(fn func(*SchedEntity) bool) {
 func (t *rbTimeline) len() int      { return t.t.Len() }
 func (t *rbTimeline) verify() error { return t.t.Verify() }
 
-// bTimeline is the augmented B-tree backend.
+// bTimeline is the augmented B-tree backend. Its items carry the entity's
+// ordering key inline, so that the binary searches of an insertion or an
+// erasure compare words in the node instead of loading one entity per
+// comparison (at thousands of entities, a cache miss each). The key is
+// the entity's (deadline, seq) when it was inserted; both stay unchanged
+// while it is in the timeline (every rewrite of a queued entity's
+// deadline takes it out first), which verify checks.
 type bTimeline struct {
-	t btree.Tree[*SchedEntity, agg, entityAug]
+	t btree.Tree[bItem, agg, bItemAug]
 }
 
-func (t *bTimeline) insert(se *SchedEntity) { t.t.Insert(se) }
-func (t *bTimeline) erase(se *SchedEntity)  { t.t.Delete(se) }
+// bItem is one B-tree item: the entity's timeline key and the entity.
+type bItem struct {
+	deadline uint64
+	seq      uint64
+	se       *SchedEntity
+}
+
+func itemOf(se *SchedEntity) bItem { return bItem{se.deadline, se.seq, se} }
+
+// bItemAug is entityAug on inline keys: the same order and aggregate.
+type bItemAug struct{}
+
+func (bItemAug) Less(a, b bItem) bool {
+	if d := int64(a.deadline - b.deadline); d != 0 {
+		return d < 0
+	}
+	return a.seq < b.seq
+}
+
+// Search is the binary search of a B-tree node (btree.Searcher), with
+// Less inlined.
+func (bItemAug) Search(items []bItem, x bItem) (lo, hi int) {
+	hi = len(items)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if (bItemAug{}).Less(items[h], x) {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	// The keys in a timeline are distinct: at most one equals x.
+	for hi < len(items) && !(bItemAug{}).Less(x, items[hi]) {
+		hi++
+	}
+	return lo, hi
+}
+
+// Keeps is btree.Lattice: the aggregate is a product of minima and a
+// maximum, so an entity that attains none of a's three extremes leaves
+// them to the others when it goes. (Merge is commutative: modular minimum
+// is, for vruntimes less than 2^63 apart, as the kernel's always are.)
+func (bItemAug) Keeps(a, x agg) bool {
+	return x.minV != a.minV && x.minSlice != a.minSlice && x.maxSlice != a.maxSlice
+}
+
+func (bItemAug) Leaf(it bItem) agg          { return entityAug{}.Leaf(it.se) }
+func (bItemAug) Merge(a, b agg) agg         { return entityAug{}.Merge(a, b) }
+func (bItemAug) Fold(items, kids []agg) agg { return entityAug{}.Fold(items, kids) }
+func (t *bTimeline) insert(se *SchedEntity) { t.t.Insert(itemOf(se)) }
+func (t *bTimeline) root() (agg, bool)      { return t.t.Agg() }
+func (t *bTimeline) len() int               { return t.t.Len() }
+func (t *bTimeline) ascend(fn func(*SchedEntity) bool) {
+	t.t.Ascend(func(it bItem) bool { return fn(it.se) })
+}
+
+// erase takes the leftmost entity, the usual pick, off the leftmost path
+// without a search.
+func (t *bTimeline) erase(se *SchedEntity) {
+	if it, _ := t.t.First(); it.se == se {
+		t.t.DeleteFirst()
+		return
+	}
+	t.t.Delete(itemOf(se))
+}
 
 func (t *bTimeline) first() *SchedEntity {
-	se, _ := t.t.First()
-	return se
+	it, _ := t.t.First()
+	return it.se
 }
 
+// findEligible tests items by their cached aggregates (btree.FindAgg):
+// an entity's own aggregate holds its vruntime, and MatchAgg on it is
+// Match, so no entity is loaded during the descent.
 func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
-	se, _ := t.t.Find(m)
-	return se
+	it, _ := t.t.FindAgg(m)
+	return it.se
 }
 
-func (t *bTimeline) root() (agg, bool)                 { return t.t.Agg() }
-func (t *bTimeline) ascend(fn func(*SchedEntity) bool) { t.t.Ascend(fn) }
-func (t *bTimeline) len() int                          { return t.t.Len() }
-func (t *bTimeline) verify() error                     { return t.t.Verify() }
+func (t *bTimeline) verify() error {
+	if err := t.t.Verify(); err != nil {
+		return err
+	}
+	var err error
+	t.t.Ascend(func(it bItem) bool {
+		if it != itemOf(it.se) {
+			err = fmt.Errorf("timeline key of %s is (deadline %d, seq %d), entity has (%d, %d)",
+				it.se.name, it.deadline, it.seq, it.se.deadline, it.se.seq)
+		}
+		return err == nil
+	})
+	return err
+}
