@@ -69,6 +69,21 @@ type AggMatcher[A comparable] interface {
 	MatchAgg(a A) bool
 }
 
+// NodeMatcher is an optional interface of an AggMatcher: it scans a node
+// in one call. Of the sequence
+//
+//	kids[0], items[0], kids[1], items[1], ..., kids[n-1], items[n-1]
+//
+// (items alone for a leaf, whose kids is nil), it returns the position of
+// the first aggregate that MatchAgg would accept, 2i for kids[i] and 2i+1
+// for items[i], or -1 if it would accept none. FindAgg calls it instead
+// of MatchAgg once per aggregate: one dynamic call per node, and a loop
+// the compiler can inline the test into. The result must equal what
+// MatchAgg gives.
+type NodeMatcher[A comparable] interface {
+	MatchNode(kids, items []A) int
+}
+
 // Matcher drives Tree.Find.
 type Matcher[T any, A comparable] interface {
 	// MatchAgg reports whether some item of a range whose aggregate is a

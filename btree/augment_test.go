@@ -111,6 +111,24 @@ type eligible struct {
 func (m eligible) MatchAgg(a entityAgg) bool { return int64(a.minV-m.threshold) <= 0 }
 func (m eligible) Match(e *entity) bool      { return int64(e.vruntime-m.threshold) <= 0 }
 
+// MatchNode scans a node in one call (NodeMatcher).
+func (m eligible) MatchNode(kids, items []entityAgg) int {
+	for i := range items {
+		if kids != nil && m.MatchAgg(kids[i]) {
+			return 2 * i
+		}
+		if m.MatchAgg(items[i]) {
+			return 2*i + 1
+		}
+	}
+	return -1
+}
+
+// aggOnly hides every method of a matcher but MatchAgg.
+type aggOnly struct{ m AggMatcher[entityAgg] }
+
+func (a aggOnly) MatchAgg(x entityAgg) bool { return a.m.MatchAgg(x) }
+
 // countingMatcher wraps a Matcher and counts the calls made to it.
 type countingMatcher[T any, A comparable] struct {
 	Matcher[T, A]

@@ -115,11 +115,17 @@ descend:
 // with the minimum vruntime as aggregate — it returns what Find returns,
 // without loading a single item, and with one dynamic call per position
 // instead of two.
+//
+// If m is also a NodeMatcher, FindAgg calls its MatchNode once per node
+// instead.
 func (t *Tree[T, A, G]) FindAgg(m AggMatcher[A]) (T, bool) {
 	n := t.root
 	if n == nil {
 		var zero T
 		return zero, false
+	}
+	if nm, ok := m.(NodeMatcher[A]); ok {
+		return findNode(n, nm)
 	}
 descend:
 	for !n.leaf {
@@ -140,6 +146,29 @@ descend:
 		if m.MatchAgg(n.iaggs[i]) {
 			return n.items[i], true
 		}
+	}
+	var zero T
+	return zero, false
+}
+
+// findNode is FindAgg below the non-empty subtree n, with a whole node
+// scanned in one call.
+func findNode[T any, A comparable](n *node[T, A], m NodeMatcher[A]) (T, bool) {
+	for !n.leaf {
+		in := n.in()
+		c := n.count()
+		k := m.MatchNode(in.kaggs[:c], n.iaggs[:c])
+		switch {
+		case k < 0:
+			n = in.kids[c]
+		case k%2 == 0:
+			n = in.kids[k/2]
+		default:
+			return n.items[k/2], true
+		}
+	}
+	if k := m.MatchNode(nil, n.iaggs[:n.n]); k >= 0 {
+		return n.items[k/2], true
 	}
 	var zero T
 	return zero, false

@@ -102,8 +102,8 @@ func (h *harness) update(k int, vruntime int64, slice uint64) {
 	h.verify("Update(%v)", e)
 }
 
-// find checks Find and FindAgg (vruntime <= threshold) against a linear
-// scan.
+// find checks Find and FindAgg, with and without MatchNode (vruntime <=
+// threshold), against a linear scan.
 func (h *harness) find(threshold int64) {
 	th := at(threshold)
 	var want *entity
@@ -121,6 +121,10 @@ func (h *harness) find(threshold int64) {
 	got, ok = h.tr.FindAgg(eligible{th})
 	if ok != (want != nil) || got != want {
 		h.tb.Fatalf("FindAgg(vruntime <= %d) = %v, %v; want %v", threshold, got, ok, want)
+	}
+	got, ok = h.tr.FindAgg(aggOnly{eligible{th}})
+	if ok != (want != nil) || got != want {
+		h.tb.Fatalf("FindAgg(vruntime <= %d) without MatchNode = %v, %v; want %v", threshold, got, ok, want)
 	}
 }
 

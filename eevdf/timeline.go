@@ -102,6 +102,37 @@ func (m *eligibleMatcher) MatchAgg(a agg) bool {
 
 func (m *eligibleMatcher) Match(se *SchedEntity) bool { return m.eligible(se.vruntime) }
 
+// MatchNode scans a B-tree node in one call (btree.NodeMatcher): the
+// first of kids[0], items[0], kids[1], ... whose minimum vruntime is
+// eligible. Every aggregate it tests counts as visited.
+func (m *eligibleMatcher) MatchNode(kids, items []agg) int {
+	if !m.bounded {
+		for i := range items {
+			if kids != nil && m.MatchAgg(kids[i]) {
+				return 2 * i
+			}
+			if m.MatchAgg(items[i]) {
+				return 2*i + 1
+			}
+		}
+		return -1
+	}
+	zero, limit := m.test.zero, m.limit
+	for i := range items {
+		if kids != nil {
+			m.visited++
+			if int64(kids[i].minV-zero) <= limit {
+				return 2 * i
+			}
+		}
+		m.visited++
+		if int64(items[i].minV-zero) <= limit {
+			return 2*i + 1
+		}
+	}
+	return -1
+}
+
 // timeline is tasks_timeline: the queued entities except curr, in
 // (deadline, insertion) order, with exact subtree aggregates.
 type timeline interface {
@@ -171,49 +202,61 @@ func (t *rbTimeline) len() int      { return t.t.Len() }
 func (t *rbTimeline) verify() error { return t.t.Verify() }
 
 // bTimeline is the augmented B-tree backend. Its items carry the entity's
-// ordering key inline, so that the binary searches of an insertion or an
+// deadline inline, so that the binary searches of an insertion or an
 // erasure compare words in the node instead of loading one entity per
-// comparison (at thousands of entities, a cache miss each). The key is
-// the entity's (deadline, seq) when it was inserted; both stay unchanged
+// comparison (at thousands of entities, a cache miss each); only equal
+// deadlines, rare, load the two entities to compare their insertion
+// sequence. The deadline is the entity's when it was inserted, unchanged
 // while it is in the timeline (every rewrite of a queued entity's
 // deadline takes it out first), which verify checks.
 type bTimeline struct {
 	t btree.Tree[bItem, agg, bItemAug]
 }
 
-// bItem is one B-tree item: the entity's timeline key and the entity.
+// bItem is one B-tree item: the entity's deadline and the entity.
 type bItem struct {
 	deadline uint64
-	seq      uint64
 	se       *SchedEntity
 }
 
-func itemOf(se *SchedEntity) bItem { return bItem{se.deadline, se.seq, se} }
+func itemOf(se *SchedEntity) bItem { return bItem{se.deadline, se} }
 
-// bItemAug is entityAug on inline keys: the same order and aggregate.
+// bItemAug is entityAug on inline deadlines: the same order and aggregate.
 type bItemAug struct{}
 
 func (bItemAug) Less(a, b bItem) bool {
 	if d := int64(a.deadline - b.deadline); d != 0 {
 		return d < 0
 	}
-	return a.seq < b.seq
+	return a.se.seq < b.se.seq
 }
 
-// Search is the binary search of a B-tree node (btree.Searcher), with
-// Less inlined.
+// Search places x in a B-tree node (btree.Searcher). It bisects on the
+// deadline alone without a conditional branch, as a branch on each comparison is taken
+// at random and mispredicted half the time; entities with x's deadline,
+// rare, are then passed by their insertion sequence.
 func (bItemAug) Search(items []bItem, x bItem) (lo, hi int) {
-	hi = len(items)
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if (bItemAug{}).Less(items[h], x) {
-			lo = h + 1
-		} else {
-			hi = h
-		}
+	n := len(items)
+	if n == 0 {
+		return 0, 0
 	}
-	// The keys in a timeline are distinct: at most one equals x.
-	for hi < len(items) && !(bItemAug{}).Less(x, items[hi]) {
+	// Invariant: items[:lo] are before x, and so are none of items[lo+n:].
+	for n > 1 {
+		half := n >> 1
+		// The sign of the difference, spread over the word, masks half.
+		lo += half & int(int64(items[lo+half].deadline-x.deadline)>>63)
+		n -= half
+	}
+	if int64(items[lo].deadline-x.deadline) < 0 {
+		lo++
+	}
+	for lo < len(items) && items[lo].deadline == x.deadline && items[lo].se.seq < x.se.seq {
+		lo++
+	}
+	// Sequence numbers are unique, so the one item equal to x, if any,
+	// is x's entity.
+	hi = lo
+	if hi < len(items) && items[hi].se == x.se {
 		hi++
 	}
 	return lo, hi
@@ -266,9 +309,9 @@ func (t *bTimeline) verify() error {
 	}
 	var err error
 	t.t.Ascend(func(it bItem) bool {
-		if it != itemOf(it.se) {
-			err = fmt.Errorf("timeline key of %s is (deadline %d, seq %d), entity has (%d, %d)",
-				it.se.name, it.deadline, it.seq, it.se.deadline, it.se.seq)
+		if it.deadline != it.se.deadline {
+			err = fmt.Errorf("timeline key of %s is deadline %d, entity has %d",
+				it.se.name, it.deadline, it.se.deadline)
 		}
 		return err == nil
 	})
