@@ -344,7 +344,7 @@ func (t *Tree[T, A, G]) insertInLeaf(depth int, n *node[T, A], i int, item T, xa
 // An item found in an interior node is replaced by its predecessor, the
 // last item of the rightmost leaf of its left subtree, so that removal
 // always happens in a leaf. A node left with fewer than minItems items then
-// borrows one from a sibling through their separator (inode.rotateLeft,
+// borrows from a sibling through their separator (inode.rotateLeft,
 // inode.rotateRight) or, if neither sibling can spare one, merges with a
 // sibling and their separator (inode.merge), which removes an item from
 // the parent and may leave the parent short in turn. A root left without
@@ -508,18 +508,24 @@ func (t *Tree[T, A, G]) fixAfterDelete(path []step[T, A], cur *node[T, A], dn in
 }
 
 // refill brings p's child kids[i], which holds minItems-1 items, back to at
-// least minItems by borrowing from a sibling that can spare an item or by
+// least minItems by borrowing from a sibling that can spare items or by
 // merging with a sibling, and refreshes the aggregates of the children
 // involved.
+//
+// A borrow evens the two siblings out rather than taking one item: when
+// items leave a run queue's tree from the front, as picks do, the leftmost
+// leaf would otherwise borrow again at every deletion, each time shifting
+// its sibling and refolding both.
 func (t *Tree[T, A, G]) refill(p *inode[T, A], i int) {
+	c := p.kids[i].count()
 	if i > 0 && p.kids[i-1].n > minItems {
-		p.rotateRight(i - 1)
+		p.rotateRight(i-1, (p.kids[i-1].count()-c+1)/2)
 		p.kaggs[i-1] = t.fold(p.kids[i-1])
 		p.kaggs[i] = t.fold(p.kids[i])
 		return
 	}
 	if i < p.count() && p.kids[i+1].n > minItems {
-		p.rotateLeft(i)
+		p.rotateLeft(i, (p.kids[i+1].count()-c+1)/2)
 		p.kaggs[i] = t.fold(p.kids[i])
 		p.kaggs[i+1] = t.fold(p.kids[i+1])
 		return

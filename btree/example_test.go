@@ -80,3 +80,30 @@ func Example() {
 	// 200 shell 130
 	// 400 daemon 80
 }
+
+// aggEligible is eligibleBy for FindAgg: a task's own aggregate is its
+// vruntime, so the descent never loads a task.
+type aggEligible struct{ avg uint64 }
+
+func (m aggEligible) MatchAgg(minVruntime uint64) bool { return minVruntime <= m.avg }
+
+// FindAgg is Find testing each item by its cached aggregate, and
+// DeleteFirst takes the earliest deadline off without a comparison.
+func ExampleTree_FindAgg() {
+	tl := btree.New[*task, uint64](timeline{})
+	for _, t := range []*task{
+		{"editor", 300, 90},
+		{"compiler", 100, 140},
+		{"shell", 200, 95},
+	} {
+		tl.Insert(t)
+	}
+	next, _ := tl.FindAgg(aggEligible{avg: 100})
+	fmt.Println("picked:", next.name)
+
+	first, _ := tl.DeleteFirst()
+	fmt.Println("removed:", first.name, "left:", tl.Len())
+	// Output:
+	// picked: shell
+	// removed: compiler left: 2
+}

@@ -280,9 +280,12 @@ func (n *inode[T, A]) splitInsert(pos int, x T, xa A, c *node[T, A], ca A, r *in
 	}
 }
 
-// rotateRight moves one item from the child kids[i] to its right sibling
-// kids[i+1] through the separator at position i. The caller refreshes
-// kaggs[i] and kaggs[i+1].
+// rotateRight moves k items from the child kids[i] to its right sibling
+// kids[i+1] through the separator at position i: the separator and the
+// last k-1 items of kids[i] go to the front of kids[i+1], together with
+// the last k children of kids[i] if the children are interior nodes, and
+// the item before them becomes the separator. The caller refreshes
+// kaggs[i] and kaggs[i+1]. For k = 1:
 //
 // Before:
 //
@@ -309,22 +312,32 @@ func (n *inode[T, A]) splitInsert(pos int, x T, xa A, c *node[T, A], ca A, r *in
 //	+-----------+     +/----------+
 //	                  /
 //	                 g
-func (p *inode[T, A]) rotateRight(i int) {
+func (p *inode[T, A]) rotateRight(i, k int) {
 	l, r := p.kids[i], p.kids[i+1]
+	ln, rn := l.count(), r.count()
+	copy(r.items[k:rn+k], r.items[:rn])
+	copy(r.iaggs[k:rn+k], r.iaggs[:rn])
+	r.items[k-1], r.iaggs[k-1] = p.items[i], p.iaggs[i]
+	moveItems(r, 0, l, ln-k+1, k-1)
+	p.items[i], p.iaggs[i] = l.items[ln-k], l.iaggs[ln-k]
+	clear(l.items[ln-k : ln-k+1])
+	clear(l.iaggs[ln-k : ln-k+1])
 	if !l.leaf {
 		li, ri := l.in(), r.in()
-		k, rk := l.count(), r.count()
-		copy(ri.kids[1:rk+2], ri.kids[:rk+1])
-		copy(ri.kaggs[1:rk+2], ri.kaggs[:rk+1])
-		moveKids(ri, 0, li, k, 1)
+		copy(ri.kids[k:rn+1+k], ri.kids[:rn+1])
+		copy(ri.kaggs[k:rn+1+k], ri.kaggs[:rn+1])
+		moveKids(ri, 0, li, ln-k+1, k)
 	}
-	r.insertItem(0, p.items[i], p.iaggs[i])
-	p.items[i], p.iaggs[i] = l.removeItem(l.count() - 1)
+	l.n -= int32(k)
+	r.n += int32(k)
 }
 
-// rotateLeft moves one item from the child kids[i+1] to its left sibling
-// kids[i] through the separator at position i. The caller refreshes
-// kaggs[i] and kaggs[i+1].
+// rotateLeft moves k items from the child kids[i+1] to its left sibling
+// kids[i] through the separator at position i: the separator and the
+// first k-1 items of kids[i+1] go to the end of kids[i], together with the
+// first k children of kids[i+1] if the children are interior nodes, and
+// the item after them becomes the separator. The caller refreshes kaggs[i]
+// and kaggs[i+1]. For k = 1:
 //
 // Before:
 //
@@ -351,19 +364,26 @@ func (p *inode[T, A]) rotateRight(i int) {
 //	+----------\+     +-----------+
 //	            \
 //	             g
-func (p *inode[T, A]) rotateLeft(i int) {
+func (p *inode[T, A]) rotateLeft(i, k int) {
 	l, r := p.kids[i], p.kids[i+1]
+	ln, rn := l.count(), r.count()
+	l.items[ln], l.iaggs[ln] = p.items[i], p.iaggs[i]
+	moveItems(l, ln+1, r, 0, k-1)
+	p.items[i], p.iaggs[i] = r.items[k-1], r.iaggs[k-1]
+	copy(r.items[:rn-k], r.items[k:rn])
+	copy(r.iaggs[:rn-k], r.iaggs[k:rn])
+	clear(r.items[rn-k : rn])
+	clear(r.iaggs[rn-k : rn])
 	if !l.leaf {
 		li, ri := l.in(), r.in()
-		k, rk := l.count(), r.count()
-		moveKids(li, k+1, ri, 0, 1)
-		copy(ri.kids[:rk], ri.kids[1:rk+1])
-		copy(ri.kaggs[:rk], ri.kaggs[1:rk+1])
-		var za A
-		ri.kids[rk], ri.kaggs[rk] = nil, za
+		moveKids(li, ln+1, ri, 0, k)
+		copy(ri.kids[:rn-k+1], ri.kids[k:rn+1])
+		copy(ri.kaggs[:rn-k+1], ri.kaggs[k:rn+1])
+		clear(ri.kids[rn-k+1 : rn+1])
+		clear(ri.kaggs[rn-k+1 : rn+1])
 	}
-	l.insertItem(l.count(), p.items[i], p.iaggs[i])
-	p.items[i], p.iaggs[i] = r.removeItem(0)
+	l.n += int32(k)
+	r.n -= int32(k)
 }
 
 // merge joins the separator at position i and the child kids[i+1] onto the
