@@ -88,8 +88,8 @@ func BenchmarkPick(b *testing.B) {
 		b.Run(fmt.Sprintf("slice-scan/n=%d", n), func(b *testing.B) {
 			if n > 16384 && testing.Short() {
 				// Reaching the steady state takes a quarter of a
-				// million picks at 65 µs each.
-				b.Skip("-short: the slice scan of 65536 entities takes half a minute to settle")
+				// million picks of about 0.4 ms each.
+				b.Skip("-short: the slice scan of 65536 entities takes two minutes to settle")
 			}
 			benchNaive(b, n, &sliceScan{})
 		})
