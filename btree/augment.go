@@ -53,11 +53,14 @@ type Searcher[T any] interface {
 // corrupts the tree. For a minimum, Keeps(a, x) is x != a: another item
 // attains the minimum.
 //
-// With it, a tree updates aggregates without refolding nodes: an
+// With it, a tree updates aggregates without refolding every node: an
 // insertion that splits no node turns each aggregate above the new item
-// into Merge(old, Leaf(item)), up to the first that does not change, and a
-// deletion that empties no node stops at the first aggregate that Keeps
-// holds for.
+// into Merge(old, Leaf(item)), up to the first that does not change, and
+// the deletion of an item from a leaf that keeps at least the minimum
+// occupancy (or from a root leaf) stops at the first aggregate that Keeps
+// holds for, refolding only the nodes below it. Other deletions (a leaf
+// that borrows or merges, an item in an interior node) refold as without
+// it.
 type Lattice[A comparable] interface {
 	Keeps(a, x A) bool
 }

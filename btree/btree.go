@@ -20,8 +20,8 @@ type Tree[T any, A comparable, G Augmenter[T, A]] struct {
 	first    T   // leftmost item; zero when empty
 	last     T   // rightmost item; zero when empty
 	free     freeList[T, A]
-	// path is scratch space for the descents of Insert, Delete and
-	// Update, kept here rather than on the stack so that it is not zeroed
+	// path is scratch space for the descents of Insert, Delete,
+	// DeleteFirst and Update, kept here rather than on the stack so that it is not zeroed
 	// at every call. Entries left over from earlier calls point to nodes
 	// that are in the tree or were emptied when they left it, so they
 	// keep no item alive.
@@ -113,11 +113,10 @@ descend:
 // aggregate, Leaf(item), which each node caches beside the item: for a
 // matcher whose Match(x) is MatchAgg(Leaf(x)) — such as "vruntime <= V"
 // with the minimum vruntime as aggregate — it returns what Find returns,
-// without loading a single item, and with one dynamic call per position
-// instead of two.
+// without loading a single item.
 //
 // If m is also a NodeMatcher, FindAgg calls its MatchNode once per node
-// instead.
+// instead of MatchAgg once per aggregate.
 func (t *Tree[T, A, G]) FindAgg(m AggMatcher[A]) (T, bool) {
 	n := t.root
 	if n == nil {
@@ -243,7 +242,8 @@ func (t *Tree[T, A, G]) upperBound(n *node[T, A], item T) int {
 // Insert adds item to the tree. An item equal under Less to one already in
 // the tree breaks the contract; it is then stored after its equals, and
 // Verify reports the violation. O(log n) comparisons; aggregates are
-// refolded from the changed leaf upwards until one comes out unchanged.
+// refolded (merged with the new item's, for a Lattice, when no node
+// splits) from the changed leaf upwards until one comes out unchanged.
 //
 // Insert goes down to the leaf where item belongs. If the leaf has room it
 // takes item; otherwise it splits around its median (see

@@ -48,8 +48,9 @@
 // parameter's methods through a dictionary, so that Less and Merge are
 // never inlined into the tree's loops. With Lattice, an insertion that
 // splits nothing merges the new aggregate into those above it, and a
-// deletion that empties nothing refolds only nodes whose aggregate the
-// removed item attained. Results are the same with or without them.
+// deletion from a leaf that keeps its minimum occupancy refolds only the
+// nodes whose aggregate the removed item attained. Results are the same
+// with or without them.
 //
 // # Costs
 //
@@ -58,8 +59,9 @@
 //	Len, First, Last, Agg   O(1); First and Last are cached
 //	Find, FindAgg           O(B·log_B n) calls to the Matcher
 //	DeleteFirst             O(log_B n); no call to Less
-//	Insert, Delete, Update  O(log n) calls to Less; O(B·log_B n) calls to Merge
-//	                        at worst, usually O(B): propagation stops early
+//	Insert, Delete, Update  O(log n) calls to Less (O(log_B n) to Search with
+//	                        a Searcher); O(B·log_B n) calls to Merge at worst,
+//	                        usually O(B): propagation stops early
 //	Ascend                  O(n)
 //	Verify                  O(n)
 //

@@ -10,8 +10,11 @@ import (
 type Stats struct {
 	Picks    uint64 // pick_eevdf calls
 	Descents uint64 // picks that needed the heap descent
-	Visited  uint64 // aggregates examined by descents (with the B-tree, items' own too)
-	Flushed  uint64 // delayed dequeues completed by a pick
+	// Visited counts the aggregates the descents examined: one per node
+	// with the red-black tree; with the B-tree, children's and items'
+	// own, so the two backends' counts are not comparable.
+	Visited uint64
+	Flushed uint64 // delayed dequeues completed by a pick
 }
 
 // Stats returns the pick-path counters.

@@ -202,7 +202,7 @@ func (t *rbTimeline) len() int      { return t.t.Len() }
 func (t *rbTimeline) verify() error { return t.t.Verify() }
 
 // bTimeline is the augmented B-tree backend. Its items carry the entity's
-// deadline inline, so that the binary searches of an insertion or an
+// deadline inline, so that the node searches of an insertion or an
 // erasure compare words in the node instead of loading one entity per
 // comparison (at thousands of entities, a cache miss each); only equal
 // deadlines, rare, load the two entities to compare their insertion
