@@ -126,33 +126,29 @@ func (t *Tree[T, A, G]) FindAgg(m AggMatcher[A]) (T, bool) {
 	if nm, ok := m.(NodeMatcher[A]); ok {
 		return findNode(n, nm)
 	}
-descend:
-	for !n.leaf {
-		in := n.in()
-		c := n.count()
-		for i := 0; i < c; i++ {
-			if m.MatchAgg(in.kaggs[i]) {
-				n = in.kids[i]
-				continue descend
-			}
-			if m.MatchAgg(n.iaggs[i]) {
-				return n.items[i], true
-			}
+	return findNode(n, aggScan[A]{m})
+}
+
+// aggScan scans a node with one MatchAgg call per aggregate: the
+// NodeMatcher of a matcher that has none of its own.
+type aggScan[A comparable] struct{ m AggMatcher[A] }
+
+func (s aggScan[A]) MatchNode(kids, items []A) int {
+	for i := range items {
+		if kids != nil && s.m.MatchAgg(kids[i]) {
+			return 2 * i
 		}
-		n = in.kids[c]
-	}
-	for i, c := 0, n.count(); i < c; i++ {
-		if m.MatchAgg(n.iaggs[i]) {
-			return n.items[i], true
+		if s.m.MatchAgg(items[i]) {
+			return 2*i + 1
 		}
 	}
-	var zero T
-	return zero, false
+	return -1
 }
 
 // findNode is FindAgg below the non-empty subtree n, with a whole node
-// scanned in one call.
-func findNode[T any, A comparable](n *node[T, A], m NodeMatcher[A]) (T, bool) {
+// scanned in one call. The matcher is a type parameter so that aggScan is
+// passed by value, not boxed.
+func findNode[T any, A comparable, M NodeMatcher[A]](n *node[T, A], m M) (T, bool) {
 	for !n.leaf {
 		in := n.in()
 		c := n.count()

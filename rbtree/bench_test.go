@@ -50,29 +50,24 @@ func BenchmarkInsertErase(b *testing.B) {
 // BenchmarkFind measures the heap descent for the first entity whose
 // vruntime is at or before a limit, with limits spread over the vruntimes.
 func BenchmarkFind(b *testing.B) {
-	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
-			tree, _ := benchTree(n)
-			rng := rand.New(rand.NewPCG(12, 13))
-			limits := make([]uint64, 1024)
-			for i := range limits {
-				limits[i] = at(rng.Int64N(1 << 20))
-			}
-			m := &vruntimeAtMost{}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				m.limit = limits[i&1023]
-				i++
-				tree.Find(m)
-			}
-		})
-	}
+	m := &vruntimeAtMost{}
+	benchFind(b, func(tree *entityTree, limit uint64) {
+		m.limit = limit
+		tree.Find(m)
+	})
 }
 
 // BenchmarkFindWith is BenchmarkFind through FindWith, with the matcher
 // built by value at each call.
 func BenchmarkFindWith(b *testing.B) {
+	benchFind(b, func(tree *entityTree, limit uint64) {
+		FindWith(tree, vruntimeAtMost{limit: limit})
+	})
+}
+
+// benchFind runs find on trees of every benchmark size with limits
+// spread over the vruntimes.
+func benchFind(b *testing.B, find func(tree *entityTree, limit uint64)) {
 	for _, n := range benchSizes {
 		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
 			tree, _ := benchTree(n)
@@ -84,7 +79,7 @@ func BenchmarkFindWith(b *testing.B) {
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {
-				FindWith(tree, vruntimeAtMost{limit: limits[i&1023]})
+				find(tree, limits[i&1023])
 				i++
 			}
 		})

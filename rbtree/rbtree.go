@@ -169,21 +169,7 @@ func (t *Tree[T, A, G]) Update(n *Node[T, A]) {
 // a value that already lives on the heap or a struct holding a single
 // pointer; [FindWith] takes the matcher by value and never allocates.
 func (t *Tree[T, A, G]) Find(m Matcher[T, A]) *Node[T, A] {
-	if t == nil {
-		return nil
-	}
-	n := t.root
-	for n != nil {
-		if l := n.left; l != nil && m.MatchAgg(l.agg) {
-			n = l
-			continue
-		}
-		if m.Match(n.Item) {
-			return n
-		}
-		n = n.right
-	}
-	return nil
+	return FindWith(t, m)
 }
 
 // FindWith is [Tree.Find] with the matcher passed as a type parameter, so a
