@@ -132,13 +132,13 @@ func (rq *CfsRq) requeueDelayedEntity(se *SchedEntity) {
 	case floorFinal:
 		replace = rq.updateEntityLag(se)
 	case floorPosted:
-		// The posted v1: under DELAY_ZERO clamp the current lag into
-		// [recorded, 0] and re-place iff that changed it.
+		// The posted v1: under DELAY_ZERO, clamp(cur, recorded, 0) and
+		// re-place iff that changed the lag.
 		if rq.feat.Has(features.DelayZero) {
 			recorded := se.vlag
 			rq.updateEntityLag(se)
 			cur := se.vlag
-			if vlag := min(max(cur, recorded), 0); vlag != cur {
+			if vlag := kernelClamp(cur, recorded, 0); vlag != cur {
 				se.vlag = vlag
 				replace = true
 			}

@@ -88,3 +88,19 @@ func (rq *CfsRq) updateEntityLag(se *SchedEntity) bool {
 	se.vlag = vlag
 	return v-uint64(vlag) != se.vruntime
 }
+
+// kernelClamp is the kernel's clamp(val, lo, hi) as its macro evaluates
+// it: val ≥ hi gives hi, else val ≤ lo gives lo, else val. It equals
+// min(max(val, lo), hi) only while lo ≤ hi; with lo > hi a val below hi
+// yields lo. The posted floor of seed 000 reaches lo > hi when a nice or
+// slice change of a delayed task re-saved a positive lag: a negative
+// current lag then gives back the positive recorded one.
+func kernelClamp(val, lo, hi int64) int64 {
+	switch {
+	case val >= hi:
+		return hi
+	case val <= lo:
+		return lo
+	}
+	return val
+}

@@ -95,12 +95,17 @@ func (rq *CfsRq) SetNice(se *SchedEntity, nice int) error {
 // SetNice; the load is recomputed from the nice value, which replaces a
 // WithWeight weight by the table's. The deadline keeps its length: the new
 // slice shows at the next deadline renewal. Asking for the current slice
-// value does nothing.
+// value does nothing, and so does any call on a PolicyIdle entity (the
+// kernel's sched_setattr keeps a SCHED_IDLE task's parameters as they are
+// and reports success).
 func (rq *CfsRq) SetSlice(se *SchedEntity, ns uint64) error {
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
-	if ns == se.slice {
+	// fair_policy() is NORMAL or BATCH only: sched_setattr with a
+	// SCHED_IDLE task's own policy finds nothing to change and returns,
+	// successfully, before the save/restore cycle (KERNEL-SPEC §11.8).
+	if se.policy == PolicyIdle || ns == se.slice {
 		return nil
 	}
 	rq.change(se, func() {

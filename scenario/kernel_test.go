@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -18,9 +19,6 @@ import (
 // kernel's fair.c (mainline 673dab7eac16, flat runqueue, one CPU) printed
 // NAME.jsonl.gz. Every field of every operation must match, with both
 // timeline backends.
-
-var topFields = []string{"i", "t", "op", "task", "V", "curr", "resched", "picked"}
-var taskFields = []string{"on_rq", "delayed", "vruntime", "deadline", "vlag", "lag", "eligible", "weight", "slice", "sum_exec"}
 
 func readJSONLines(t *testing.T, r *bufio.Scanner) []map[string]json.RawMessage {
 	t.Helper()
@@ -57,38 +55,68 @@ func loadGolden(t *testing.T, path string) []map[string]json.RawMessage {
 	return readJSONLines(t, sc)
 }
 
-// firstDifference compares kernel and model rows field by field and
-// describes the first difference, or returns "".
+// firstDifference compares kernel and model rows field by field — every
+// field the kernel printed, at every depth; the model may print nothing
+// the kernel did not — and describes the first difference, or returns "".
+// Arrays of named objects (tasks, groups) are matched element by element
+// and must list the same names in the same order.
 func firstDifference(golden, model []map[string]json.RawMessage) string {
 	for n := 0; n < min(len(golden), len(model)); n++ {
 		g, m := golden[n], model[n]
 		where := fmt.Sprintf("op %s (%s %s t=%s)", g["i"], g["op"], g["task"], g["t"])
-		for _, k := range topFields {
-			if !bytes.Equal(g[k], m[k]) {
-				return fmt.Sprintf("%s: %s kernel=%s model=%s", where, k, g[k], m[k])
-			}
-		}
-		var gt, mt []map[string]json.RawMessage
-		json.Unmarshal(g["tasks"], &gt)
-		json.Unmarshal(m["tasks"], &mt)
-		byName := map[string]map[string]json.RawMessage{}
-		for _, x := range mt {
-			byName[string(x["name"])] = x
-		}
-		for _, x := range gt {
-			y, ok := byName[string(x["name"])]
-			if !ok {
-				return fmt.Sprintf("%s: task %s missing", where, x["name"])
-			}
-			for _, k := range taskFields {
-				if !bytes.Equal(x[k], y[k]) {
-					return fmt.Sprintf("%s: %s.%s kernel=%s model=%s", where, x["name"], k, x[k], y[k])
-				}
-			}
+		if d := diffJSON("", g, m); d != "" {
+			return where + ": " + d
 		}
 	}
 	if len(golden) != len(model) {
 		return fmt.Sprintf("kernel printed %d operations, model %d", len(golden), len(model))
+	}
+	return ""
+}
+
+// diffJSON describes the first difference between two decoded objects.
+func diffJSON(path string, g, m map[string]json.RawMessage) string {
+	keys := make([]string, 0, len(g))
+	for k := range g {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for k := range m {
+		if _, ok := g[k]; !ok {
+			return fmt.Sprintf("%s%s printed by the model only", path, k)
+		}
+	}
+	for _, k := range keys {
+		gv, mv := g[k], m[k]
+		if mv == nil {
+			return fmt.Sprintf("%s%s missing from the model", path, k)
+		}
+		var ga, ma []map[string]json.RawMessage
+		if json.Unmarshal(gv, &ga) == nil && json.Unmarshal(mv, &ma) == nil && len(ga) > 0 {
+			if len(ga) != len(ma) {
+				return fmt.Sprintf("%s%s: kernel lists %d, model %d", path, k, len(ga), len(ma))
+			}
+			for j := range ga {
+				sub := fmt.Sprintf("%s%s[%d].", path, k, j)
+				if name, ok := ga[j]["name"]; ok {
+					sub = fmt.Sprintf("%s%s[%s].", path, k, name)
+				}
+				if d := diffJSON(sub, ga[j], ma[j]); d != "" {
+					return d
+				}
+			}
+			continue
+		}
+		var go_, mo map[string]json.RawMessage
+		if json.Unmarshal(gv, &go_) == nil && json.Unmarshal(mv, &mo) == nil && go_ != nil {
+			if d := diffJSON(path+k+".", go_, mo); d != "" {
+				return d
+			}
+			continue
+		}
+		if !bytes.Equal(bytes.TrimSpace(gv), bytes.TrimSpace(mv)) {
+			return fmt.Sprintf("%s%s kernel=%s model=%s", path, k, gv, mv)
+		}
 	}
 	return ""
 }
@@ -127,6 +155,35 @@ func TestKernelAnswers(t *testing.T) {
 					t.Error(d)
 				}
 			})
+		}
+	}
+}
+
+// The comparison itself must be able to fail: a change to any field at any
+// depth, a field the kernel did not print, or a missing one is reported.
+func TestFirstDifferenceSeesEveryField(t *testing.T) {
+	golden := loadGolden(t, "testdata/kernel/nice-mixed.jsonl.gz")
+	for _, tc := range []struct{ name, from, to string }{
+		{"a nested task field", `"sum_exec":0`, `"sum_exec":1`},
+		{"a top-level field", `"resched":true`, `"resched":false`},
+		{"an extra field", `"slice":`, `"extra":1,"slice":`},
+		{"a missing field", `"vlag":0,`, ``},
+	} {
+		model := make([]map[string]json.RawMessage, len(golden))
+		changed := false
+		for i, row := range golden {
+			b, _ := json.Marshal(row)
+			if !changed && bytes.Contains(b, []byte(tc.from)) {
+				b = bytes.Replace(b, []byte(tc.from), []byte(tc.to), 1)
+				changed = true
+			}
+			model[i] = readJSONLines(t, bufio.NewScanner(bytes.NewReader(b)))[0]
+		}
+		if !changed {
+			t.Fatalf("%s: %q not in the golden file", tc.name, tc.from)
+		}
+		if firstDifference(golden, model) == "" {
+			t.Errorf("%s: no difference reported", tc.name)
 		}
 	}
 }
