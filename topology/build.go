@@ -220,7 +220,7 @@ func (b *builder) buildDomains() {
 // of a span, and each domain's local group.
 func (b *builder) buildGroups() {
 	t := b.t
-	coreSeen := make([]int, len(t.smt))
+	coreSeen, stamp := make([]int, len(t.smt)), 0
 	for k := Kind(0); int(k) < b.nlev; k++ {
 		// One group object per child unit (get_group hands out the object
 		// of the child span's first CPU), carrying the child's flags.
@@ -236,7 +236,6 @@ func (b *builder) buildGroups() {
 		}
 		objs := make([]Group, nchild)
 		b.pos[k] = make([]int, nchild)
-		stamp := 0
 		for v := range objs {
 			span := b.childSpan(k, v)
 			stamp++
