@@ -4,7 +4,7 @@ import "fmt"
 
 // Check verifies the invariants of a built topology and returns the first
 // violation, or nil. Tests call it on every machine they build; it costs
-// O(N·depth·(groups + N/64)).
+// O(N·depth + N²/64).
 //
 //   - Every CPU's chain is linked both ways, bottom-up in level order, its
 //     indices and IDs dense; every span holds the CPU and its child's span.
@@ -17,8 +17,9 @@ import "fmt"
 //   - sd_llc is the highest SD_SHARE_LLC domain, the only one holding the
 //     LLC's Shared object, shared by the LLC's CPUs; its span is the LLC.
 func (t *Topology) Check() error {
+	checked := make(map[*Group]bool) // group lists already checked, by first group
 	for cpu := 0; cpu < t.n; cpu++ {
-		if err := t.checkCPU(cpu); err != nil {
+		if err := t.checkCPU(cpu, checked); err != nil {
 			return fmt.Errorf("cpu%d: %w", cpu, err)
 		}
 	}
@@ -30,7 +31,7 @@ func (t *Topology) Check() error {
 	return nil
 }
 
-func (t *Topology) checkCPU(cpu int) error {
+func (t *Topology) checkCPU(cpu int, checked map[*Group]bool) error {
 	chain := t.domains[cpu]
 	if len(chain) != t.depth {
 		return fmt.Errorf("%d domains, want %d", len(chain), t.depth)
@@ -53,7 +54,7 @@ func (t *Topology) checkCPU(cpu int) error {
 		case d.minInterval != uint64(d.weight) || d.maxInterval != 2*uint64(d.weight):
 			return fmt.Errorf("domain%d: intervals %d/%d for weight %d", i, d.minInterval, d.maxInterval, d.weight)
 		}
-		if err := t.checkGroups(cpu, d); err != nil {
+		if err := t.checkGroups(cpu, d, checked); err != nil {
 			return fmt.Errorf("domain%d (%s): %w", i, d.Name(), err)
 		}
 		if d.shared != nil && d != t.sdLLC[cpu] {
@@ -87,10 +88,26 @@ func (t *Topology) checkCPU(cpu int) error {
 	return nil
 }
 
-func (t *Topology) checkGroups(cpu int, d *Domain) error {
+func (t *Topology) checkGroups(cpu int, d *Domain, checked map[*Group]bool) error {
 	if len(d.groups) == 0 || d.local < 0 || d.local >= len(d.groups) {
 		return fmt.Errorf("no local group")
 	}
+	local := d.LocalGroup()
+	if !local.span.Test(cpu) {
+		return fmt.Errorf("local group %v lacks the CPU", local.span)
+	}
+	if d.child != nil && !local.span.Equal(d.child.span) || d.child == nil && local.weight != 1 {
+		return fmt.Errorf("local group %v is not the child's span", local.span)
+	}
+	// The span's first CPU has the same group objects.
+	if o := t.domains[d.span.First()][d.index]; o.span != d.span || &o.groups[0] != &d.groups[0] || len(o.groups) != len(d.groups) {
+		return fmt.Errorf("groups not shared with cpu%d", d.span.First())
+	}
+	// The list itself, once per span.
+	if checked[d.groups[0]] {
+		return nil
+	}
+	checked[d.groups[0]] = true
 	covered := NewMask(t.n)
 	prev := -1
 	for j, g := range d.groups {
@@ -130,17 +147,6 @@ func (t *Topology) checkGroups(cpu int, d *Domain) error {
 	}
 	if !covered.Equal(d.span) {
 		return fmt.Errorf("groups cover %v, span %v", covered, d.span)
-	}
-	local := d.LocalGroup()
-	if !local.span.Test(cpu) {
-		return fmt.Errorf("local group %v lacks the CPU", local.span)
-	}
-	if d.child != nil && !local.span.Equal(d.child.span) || d.child == nil && local.weight != 1 {
-		return fmt.Errorf("local group %v is not the child's span", local.span)
-	}
-	// The span's first CPU has the same group objects.
-	if o := t.domains[d.span.First()][d.index]; o.span != d.span || &o.groups[0] != &d.groups[0] || len(o.groups) != len(d.groups) {
-		return fmt.Errorf("groups not shared with cpu%d", d.span.First())
 	}
 	return nil
 }
