@@ -4,6 +4,7 @@
 //	fairclass replay FILE [--table] [--backend btree|rbtree] [--features TOKENS] [--kernel K] [--trace OUT]
 //	fairclass sim CONFIG.json [--json OUT] [--csv OUT] [--trace OUT] [--seed N]
 //	fairclass bench [--sizes LIST]
+//	fairclass topology [--packages N --llcs N --cores N --threads N] [--numbering linear|x86] [--format debugfs|proc|dmesg]
 //	fairclass help [TOPIC]
 //
 // Run "fairclass help" for the details.
@@ -35,6 +36,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return simCmd(args[1:], stdout, stderr)
 	case "bench":
 		return benchCmd(args[1:], stdout, stderr)
+	case "topology":
+		return topologyCmd(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		return helpCmd(args[1:], stdout, stderr)
 	}
@@ -48,6 +51,7 @@ Usage:
   fairclass replay FILE [flags]   replay a scenario, one JSON object per operation
   fairclass sim CONFIG.json       run a simulation described in JSON and print its report
   fairclass bench                 measure the pick path of both timelines
+  fairclass topology              print the scheduling domains of a machine
   fairclass help [TOPIC]          more help: replay, sim, bench, scenario, features
 
 Run "fairclass help replay" (sim, bench) for the flags.
@@ -65,6 +69,8 @@ func helpCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, simHelp)
 	case "bench":
 		fmt.Fprint(stdout, benchHelp)
+	case "topology":
+		fmt.Fprint(stdout, topologyHelp)
 	case "scenario":
 		fmt.Fprint(stdout, scenarioHelp)
 	case "features":
