@@ -100,7 +100,7 @@ func checkDomains(t *testing.T, top *Topology, cpu int, want []wantDomain) {
 
 // TestA1 is KERNEL-SPEC-SMP §6.1 A1: the topology tables of four machines,
 // (packages, LLCs per package, cores per LLC, threads per core).
-func TestA1(t *testing.T) {
+func TestA1TopologyTables(t *testing.T) {
 	t.Run("1x1x4x2 has SMT and MC, no PKG; MC's groups are cores carrying SMT's flags", func(t *testing.T) {
 		top := mustBuild(t, Machine{1, 1, 4, 2, Linear})
 		checkDomains(t, top, 0, []wantDomain{

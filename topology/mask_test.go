@@ -179,7 +179,7 @@ func TestMaskWalksDoNotAllocate(t *testing.T) {
 	top := mustBuild(t, Machine{4, 2, 256, 2, X86})
 	llc := top.SDLLC(1000).Span()
 	all := top.All()
-	scratch := NewMask(top.NumCPUs())
+	scratch := top.NewMask()
 	sum := 0
 	walks := map[string]func(){
 		"First/Next": func() {

@@ -32,6 +32,10 @@ func (t *Topology) NumCPUs() int { return t.n }
 // span). Shared: do not modify.
 func (t *Topology) All() *Mask { return t.all }
 
+// NewMask returns an empty mask sized for this machine's CPUs, for the
+// caller's own sets (idle CPUs, a task's allowed CPUs, scan scratch).
+func (t *Topology) NewMask() *Mask { return NewMask(t.n) }
+
 func (t *Topology) valid(cpu int) bool { return uint(cpu) < uint(t.n) }
 
 // Coords returns cpu's place in the machine; ok is false for an id that is

@@ -8,7 +8,7 @@ import (
 // TestA2 is KERNEL-SPEC-SMP §6.1 A2 (KERNEL-SPEC §2.4): the base slice is
 // 0.7 ms × (1 + ilog2(min(N, 8))): 0.7, 1.4, 2.1 and 2.8 ms for N = 1, 2,
 // 4 and 8 or more, and flat in between.
-func TestA2(t *testing.T) {
+func TestA2BaseSliceScalesWithTheCPUCount(t *testing.T) {
 	tests := []struct {
 		name  string
 		m     Machine
