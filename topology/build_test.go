@@ -98,64 +98,78 @@ func checkDomains(t *testing.T, top *Topology, cpu int, want []wantDomain) {
 	}
 }
 
-// TestA1 is KERNEL-SPEC-SMP §6.1 A1: the topology tables of four machines,
-// (packages, LLCs per package, cores per LLC, threads per core).
+// hierarchyCase is one machine's expected domains for one CPU, with its
+// sd_llc.
+type hierarchyCase struct {
+	name    string
+	m       Machine
+	cpu     int
+	want    []wantDomain
+	llcSize int
+	llc     string // sd_llc's name, "" for none
+}
+
+func runHierarchyCases(t *testing.T, tests []hierarchyCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			top := mustBuild(t, tc.m)
+			checkDomains(t, top, tc.cpu, tc.want)
+			if got := top.SDLLCSize(tc.cpu); got != tc.llcSize {
+				t.Errorf("sd_llc_size %d, want %d", got, tc.llcSize)
+			}
+			name := ""
+			if d := top.SDLLC(tc.cpu); d != nil {
+				name = d.Name()
+			}
+			if name != tc.llc {
+				t.Errorf("sd_llc %q, want %q", name, tc.llc)
+			}
+			if (top.LLCShared(tc.cpu) != nil) != (tc.llc != "") {
+				t.Errorf("sd_llc_shared %v with sd_llc %q", top.LLCShared(tc.cpu), tc.llc)
+			}
+		})
+	}
+}
+
+// TestA1TopologyTables is KERNEL-SPEC-SMP §6.1 A1: the domains of four
+// machines (packages, LLCs per package, cores per LLC, threads per core),
+// intervals w and 2w ms (checkDomains), group order rotated to the local
+// group.
 func TestA1TopologyTables(t *testing.T) {
-	t.Run("1x1x4x2 has SMT and MC, no PKG; MC's groups are cores carrying SMT's flags", func(t *testing.T) {
-		top := mustBuild(t, Machine{1, 1, 4, 2, Linear})
-		checkDomains(t, top, 0, []wantDomain{
+	runHierarchyCases(t, []hierarchyCase{
+		{"1x1x4x2 has SMT and MC, no PKG; MC's groups are cores carrying SMT's flags", Machine{1, 1, 4, 2, Linear}, 0, []wantDomain{
 			{name: "SMT", level: 0, span: "0-1", flags: smtF, pct: 110, tries: 0,
 				groups: "0|1", groupsCores: 1, groupsWeight: 1},
 			{name: "MC", level: 1, span: "0-7", flags: mcF, pct: 117, tries: 1,
 				groups: "0-1|2-3|4-5|6-7", groupFlags: smtF, ownsShared: true, groupsCores: 1, groupsWeight: 2},
-		})
-		if got := top.SDLLCSize(0); got != 8 {
-			t.Errorf("sd_llc_size %d, want 8", got)
-		}
-	})
-	t.Run("2x1x4x2 adds PKG of 16 with two groups", func(t *testing.T) {
-		top := mustBuild(t, Machine{2, 1, 4, 2, Linear})
-		checkDomains(t, top, 0, []wantDomain{
+		}, 8, "MC"},
+		{"2x1x4x2 adds PKG of 16 with two groups", Machine{2, 1, 4, 2, Linear}, 0, []wantDomain{
 			{name: "SMT", level: 0, span: "0-1", flags: smtF, pct: 110, tries: 0,
 				groups: "0|1", groupsCores: 1, groupsWeight: 1},
 			{name: "MC", level: 1, span: "0-7", flags: mcF, pct: 117, tries: 1,
 				groups: "0-1|2-3|4-5|6-7", groupFlags: smtF, ownsShared: true, groupsCores: 1, groupsWeight: 2},
 			{name: "PKG", level: 2, span: "0-15", flags: pkgF, pct: 117, tries: 1,
 				groups: "0-7|8-15", groupFlags: mcF, imbNumaNr: 2, groupsCores: 4, groupsWeight: 8},
-		})
-		if got := top.SDLLCSize(0); got != 8 {
-			t.Errorf("sd_llc_size %d, want 8", got)
-		}
-	})
-	t.Run("1x1x8x1 has MC only, eight one-CPU groups with flags 0", func(t *testing.T) {
-		top := mustBuild(t, Machine{1, 1, 8, 1, Linear})
-		checkDomains(t, top, 0, []wantDomain{
+		}, 8, "MC"},
+		{"1x1x8x1 has MC only, eight one-CPU groups with flags 0", Machine{1, 1, 8, 1, Linear}, 0, []wantDomain{
 			{name: "MC", level: 1, span: "0-7", flags: mcF, pct: 117, tries: 1,
 				groups: "0|1|2|3|4|5|6|7", groupFlags: 0, ownsShared: true, groupsCores: 1, groupsWeight: 1},
-		})
-	})
-	t.Run("1x2x1x2 has SMT owning shared, then PKG of 4", func(t *testing.T) {
-		top := mustBuild(t, Machine{1, 2, 1, 2, Linear})
-		checkDomains(t, top, 0, []wantDomain{
+		}, 8, "MC"},
+		{"1x2x1x2 has SMT owning shared, then PKG of 4", Machine{1, 2, 1, 2, Linear}, 0, []wantDomain{
 			{name: "SMT", level: 0, span: "0-1", flags: smtF, pct: 110, tries: 0,
 				groups: "0|1", ownsShared: true, groupsCores: 1, groupsWeight: 1},
 			{name: "PKG", level: 2, span: "0-3", flags: pkgF, pct: 117, tries: 1,
 				groups: "0-1|2-3", groupFlags: smtF, imbNumaNr: 2, groupsCores: 1, groupsWeight: 2},
-		})
-		if d := top.SDLLC(0); d == nil || d.Name() != "SMT" || top.SDLLCSize(0) != 2 {
-			t.Errorf("sd_llc %v size %d, want SMT of 2", d, top.SDLLCSize(0))
-		}
-	})
-	t.Run("group order is rotated to the local group", func(t *testing.T) {
-		top := mustBuild(t, Machine{2, 1, 4, 2, Linear})
-		checkDomains(t, top, 13, []wantDomain{
+		}, 2, "SMT"},
+		{"groups are rotated to start at the local group", Machine{2, 1, 4, 2, Linear}, 13, []wantDomain{
 			{name: "SMT", level: 0, span: "12-13", flags: smtF, pct: 110, tries: 0,
 				groups: "13|12", groupsCores: 1, groupsWeight: 1},
 			{name: "MC", level: 1, span: "8-15", flags: mcF, pct: 117, tries: 1,
 				groups: "12-13|14-15|8-9|10-11", groupFlags: smtF, ownsShared: true, groupsCores: 1, groupsWeight: 2},
 			{name: "PKG", level: 2, span: "0-15", flags: pkgF, pct: 117, tries: 1,
 				groups: "8-15|0-7", groupFlags: mcF, imbNumaNr: 2, groupsCores: 4, groupsWeight: 8},
-		})
+		}, 8, "MC"},
 	})
 }
 
@@ -164,14 +178,7 @@ func TestA1TopologyTables(t *testing.T) {
 // groups carry (and so whether PREFER_SIBLING is seen on groups), and which
 // domain owns the LLC's shared object.
 func TestHierarchies(t *testing.T) {
-	tests := []struct {
-		name    string
-		m       Machine
-		cpu     int
-		want    []wantDomain
-		llcSize int
-		llc     string // sd_llc's name, "" for none
-	}{
+	runHierarchyCases(t, []hierarchyCase{
 		{"general case keeps SMT, MC and PKG", Machine{2, 1, 4, 2, Linear}, 9, []wantDomain{
 			{name: "SMT", level: 0, span: "8-9", flags: smtF, pct: 110, groups: "9|8", groupsCores: 1, groupsWeight: 1},
 			{name: "MC", level: 1, span: "8-15", flags: mcF, pct: 117, tries: 1, groups: "8-9|10-11|12-13|14-15",
@@ -233,26 +240,7 @@ func TestHierarchies(t *testing.T) {
 				ownsShared: true, groupsCores: 1, groupsWeight: 1},
 		}, 4, "SMT"},
 		{"one CPU has no domain", Machine{1, 1, 1, 1, Linear}, 0, nil, 1, ""},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			top := mustBuild(t, tc.m)
-			checkDomains(t, top, tc.cpu, tc.want)
-			if got := top.SDLLCSize(tc.cpu); got != tc.llcSize {
-				t.Errorf("sd_llc_size %d, want %d", got, tc.llcSize)
-			}
-			name := ""
-			if d := top.SDLLC(tc.cpu); d != nil {
-				name = d.Name()
-			}
-			if name != tc.llc {
-				t.Errorf("sd_llc %q, want %q", name, tc.llc)
-			}
-			if (top.LLCShared(tc.cpu) != nil) != (tc.llc != "") {
-				t.Errorf("sd_llc_shared %v with sd_llc %q", top.LLCShared(tc.cpu), tc.llc)
-			}
-		})
-	}
+	})
 }
 
 // survivors returns the levels of §1.5's table for a machine, from the
