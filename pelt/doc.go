@@ -54,8 +54,35 @@
 //
 // The package holds no state of its own: a kernel sched_entity or cfs_rq
 // keeps an Avg (and a queue its Removed, Propagation and TGContrib) and the
-// caller sequences the calls as fair.c's update_load_avg does. Nothing
-// allocates.
+// caller sequences the calls as fair.c's update_load_avg(cfs_rq, se, flags)
+// does, with now the queue's PELT clock and w = se_weight(se):
+//
+//	if se.LastUpdateTime != 0 && flags&SKIP_AGE_LOAD == 0 {
+//		se.UpdateEntity(now, onRq, seRunnable, isHCurr, w)
+//	}
+//	prop, decayed := q.ApplyRemoved(&removed) // update_cfs_rq_load_avg
+//	if decayed {
+//		qProp.Add(prop)
+//	}
+//	if q.UpdateQueue(now, qWeight, qNrRunnable, qHasHCurr) {
+//		decayed = true
+//	}
+//	if isGroup && PropagateEntity(q, &qProp, se, w, g, &gProp, gWeight) {
+//		decayed = true
+//	}
+//	switch {
+//	case se.LastUpdateTime == 0 && flags&DO_ATTACH != 0:
+//		qProp.Add(q.Attach(se, w)) // then update_tg_load_avg (TGContrib.Update)
+//	case flags&DO_DETACH != 0:
+//		qProp.Add(q.Detach(se, w)) // then update_tg_load_avg
+//	case decayed && flags&UPDATE_TG != 0:
+//		// update_tg_load_avg
+//	}
+//	if flags&UPDATE_UTIL_EST != 0 {
+//		se.UtilEstUpdate()
+//	}
+//
+// Nothing allocates.
 //
 // # What is not modelled
 //

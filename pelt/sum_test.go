@@ -401,3 +401,20 @@ func randomInput(r *rand.Rand) uint64 {
 		return r.Uint64N(1 << 18)
 	}
 }
+
+// A task that has always run reads exactly its weight and 1024: the sums
+// fill the divider (MinDivider + period_contrib) wherever the update falls
+// in the period. Checked after 3 s on a 1 ms tick and after one 10 s update.
+func TestAlwaysRunningReadsFull(t *testing.T) {
+	var ticked, once Avg
+	for k := uint64(1); k <= 3000; k++ {
+		ticked.UpdateEntity(k*msNs, 1, 1, true, 1024)
+	}
+	once.UpdateEntity(10_000_000_000, 1, 1, true, 335)
+	if ticked.LoadAvg != 1024 || ticked.UtilAvg != 1024 || ticked.RunnableAvg != 1024 {
+		t.Errorf("ticked: %+v", ticked)
+	}
+	if once.LoadAvg != 335 || once.UtilAvg != 1024 || once.RunnableAvg != 1024 {
+		t.Errorf("once: %+v", once)
+	}
+}
