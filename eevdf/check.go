@@ -26,7 +26,14 @@ import (
 //  6. a non-empty queue has an eligible entity, so the pick is never nil;
 //  7. the next buddy is queued here, not delayed (v7.1 allowed that) and
 //     not SCHED_IDLE;
-//  8. queued entities carry their load weight as effective weight.
+//  8. queued entities carry their load weight as effective weight (with
+//     groups: the root group's tasks);
+//  9. with groups, every queue's counters and load equal their
+//     definitions recomputed from the queued tasks (KERNEL-SPEC-GROUPS
+//     §5.8), a group entity is queued iff its queue holds a task, and a
+//     non-empty group's entity weighs what its share function gives (on
+//     one CPU, in the modes that do not read PELT, once the entity has
+//     been updated under the current mode).
 //
 // Check runs in O(n) and allocates little; call it after every step in
 // tests and fuzzing.
@@ -50,7 +57,7 @@ func (rq *CfsRq) Check() error {
 			idle++
 		}
 		load += se.load.weight
-		if se.hload != calcPropWeight(se) && err == nil {
+		if rq.taskGroupRq(se) == nil && se.hload != calcPropWeight(se) && err == nil {
 			err = fmt.Errorf("effective weight: %s has h_load %d, load %d", se.name, se.hload, se.load.weight)
 		}
 	}
@@ -97,13 +104,19 @@ func (rq *CfsRq) Check() error {
 		return fmt.Errorf("sums: sum_weight %d, sum_w_vruntime %d; recomputed %d, %d",
 			rq.sumWeight, rq.sumWVruntime, sumW, sumWV)
 	}
-	if n != rq.nrQueued || n != rq.hNrQueued || n != rq.nrRunning {
-		return fmt.Errorf("counters: %d queued entities, nr_queued %d, h_nr_queued %d, nr_running %d",
-			n, rq.nrQueued, rq.hNrQueued, rq.nrRunning)
-	}
-	if runnable != rq.hNrRunnable || idle != rq.hNrIdle || load != rq.loadWeight {
-		return fmt.Errorf("counters: h_nr_runnable %d (want %d), h_nr_idle %d (want %d), load %d (want %d)",
-			rq.hNrRunnable, runnable, rq.hNrIdle, idle, rq.loadWeight, load)
+	if rq.h != nil {
+		if err := rq.checkGroups(); err != nil {
+			return err
+		}
+	} else {
+		if n != rq.nrQueued || n != rq.hNrQueued || n != rq.nrRunning {
+			return fmt.Errorf("counters: %d queued entities, nr_queued %d, h_nr_queued %d, nr_running %d",
+				n, rq.nrQueued, rq.hNrQueued, rq.nrRunning)
+		}
+		if runnable != rq.hNrRunnable || idle != rq.hNrIdle || load != rq.loadWeight {
+			return fmt.Errorf("counters: h_nr_runnable %d (want %d), h_nr_idle %d (want %d), load %d (want %d)",
+				rq.hNrRunnable, runnable, rq.hNrIdle, idle, rq.loadWeight, load)
+		}
 	}
 	if err := rq.checkAverage(); err != nil {
 		return err
@@ -163,4 +176,100 @@ func (rq *CfsRq) checkAverage() error {
 		return fmt.Errorf("average: Σ w·(V − v) ≤ −Σ w (V=%d, Σ w=%d)", v, wsum)
 	}
 	return nil
+}
+
+// queueCount is what a queue's counters should be.
+type queueCount struct {
+	load                     uint64
+	nr, queued, runnable, id int
+}
+
+// checkGroups checks invariant 9 and the root queue's counters with groups.
+func (rq *CfsRq) checkGroups() error {
+	want := map[*cfsQueue]*queueCount{&rq.cfsQueue: {}}
+	count := func(q *cfsQueue) *queueCount {
+		c := want[q]
+		if c == nil {
+			c = &queueCount{}
+			want[q] = c
+		}
+		return c
+	}
+	nr := 0
+	account := func(se *SchedEntity) {
+		nr++
+		on := rq.taskGroupRq(se)
+		q := rq.queueOf(on)
+		c := count(q)
+		c.load += se.load.weight
+		c.nr++
+		run, idle := b2i(!se.delayed), b2i(se.policy == PolicyIdle)
+		c.queued++
+		c.runnable += run
+		c.id += idle
+		if q.idle {
+			idle = 1
+		}
+		for g := on; g != nil; g = g.parent {
+			pq := g.queue()
+			pc := count(pq)
+			pc.queued++
+			pc.runnable += run
+			pc.id += idle
+			if pq.idle {
+				idle = 1
+			}
+		}
+	}
+	rq.tl.ascend(func(se *SchedEntity) bool { account(se); return true })
+	if c := rq.currOnRq(); c != nil {
+		account(c)
+	}
+	for _, tg := range rq.h.groups {
+		g := tg.cpu[rq.cpu]
+		c := count(&g.q)
+		if g.onRq != (c.queued > 0) {
+			return fmt.Errorf("groups: %s's entity on_rq %v with %d queued tasks", tg.Path(), g.onRq, c.queued)
+		}
+		if g.onRq {
+			pc := count(g.queue())
+			pc.load += g.weight
+			pc.nr++
+		}
+	}
+	if nr != rq.hNrQueued || nr != rq.nrRunning {
+		return fmt.Errorf("counters: %d queued tasks, h_nr_queued %d, nr_running %d", nr, rq.hNrQueued, rq.nrRunning)
+	}
+	check := func(name string, q *cfsQueue) error {
+		c := count(q)
+		if q.loadWeight != c.load || q.nrQueued != c.nr || q.hNrQueued != c.queued || q.hNrRunnable != c.runnable || q.hNrIdle != c.id {
+			return fmt.Errorf("counters of %s: load %d nr_queued %d h_nr_queued %d h_nr_runnable %d h_nr_idle %d; want %d %d %d %d %d",
+				name, q.loadWeight, q.nrQueued, q.hNrQueued, q.hNrRunnable, q.hNrIdle, c.load, c.nr, c.queued, c.runnable, c.id)
+		}
+		return nil
+	}
+	if err := check("the root queue", &rq.cfsQueue); err != nil {
+		return err
+	}
+	h := rq.h
+	exactShares := len(h.rqs) == 1 && h.onlineCPUs == 1 && h.mode != ModeTasks
+	for _, tg := range h.groups {
+		g := tg.cpu[rq.cpu]
+		if err := check(tg.Path(), &g.q); err != nil {
+			return err
+		}
+		if exactShares && g.q.loadWeight != 0 && g.sharesMode == h.mode {
+			if w := g.calcShares(); g.weight != w {
+				return fmt.Errorf("groups: %s's entity weighs %d, its share function gives %d", tg.Path(), g.weight, w)
+			}
+		}
+	}
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

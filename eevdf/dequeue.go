@@ -30,7 +30,18 @@ func (rq *CfsRq) Dequeue(se *SchedEntity, flags DequeueFlags) (bool, error) {
 	case flags&DequeueDelayed == 0 && flags&DequeueSleep != 0 && se.delayed:
 		return false, fmt.Errorf("%w: %s already sleeps", ErrDelayed, se.name)
 	}
-	return rq.dequeueTask(se, flags), nil
+	return rq.dequeueTaskFair(se, flags), nil
+}
+
+// dequeueTaskFair is dequeue_task_fair: the utilization estimate leaves
+// the CPU unless the task is delayed (it left at the delay), then
+// __dequeue_task. The completion of a delayed dequeue by a pick goes to
+// __dequeue_task directly.
+func (rq *CfsRq) dequeueTaskFair(se *SchedEntity, flags DequeueFlags) bool {
+	if rq.pelt && !se.delayed {
+		rq.utilEstDequeue(se)
+	}
+	return rq.dequeueTask(se, flags)
 }
 
 // dequeueTask is __dequeue_task: true if se left the queue, false if it
@@ -56,6 +67,9 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	if !completing {
 		delay := sleep && flags&DequeueSpecial == 0
 		if rq.feat.Has(features.DelayDequeue) && delay && !rq.entityEligible(se) {
+			if rq.pelt {
+				rq.updateLoadAvgTask(se, rq.taskGroupRq(se), updateUtilEst)
+			}
 			rq.setDelayed(se)
 			return false
 		}
@@ -67,18 +81,7 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 		rq.sumJlagSub(se) // while se still counts in the load
 	}
 
-	// dequeue_hierarchy, one level: dequeue_entity's accounting.
-	rq.updateCurr() // nothing left to charge at this clock
-	se.onRq = false
-	rq.loadWeight -= se.load.weight
-	rq.nrQueued--
-	if sleep || completing || !se.delayed {
-		rq.hNrRunnable-- // a delayed task saved for a change was not runnable
-	}
-	rq.hNrQueued--
-	if se.policy == PolicyIdle {
-		rq.hNrIdle--
-	}
+	rq.dequeueHierarchy(se, flags)
 
 	// The kernel makes the deadline relative and then removes se from the
 	// timeline; the order is reversed here, with the same result, because

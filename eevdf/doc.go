@@ -1,6 +1,7 @@
 // Package eevdf models one CPU's fair runqueue of the Linux kernel —
-// kernel/sched/fair.c at mainline 673dab7eac16 (the v7.3 cycle), flat (no
-// group hierarchy), without bandwidth control — exactly: every vruntime,
+// kernel/sched/fair.c at mainline 673dab7eac16 (the v7.3 cycle, one
+// runqueue per CPU with the task groups folded into each task's weight),
+// without bandwidth control — exactly: every vruntime,
 // deadline, lag, weighted sum, eligibility decision and pick is the one the
 // kernel's own code computes, in the same order of effects.
 //
@@ -53,6 +54,21 @@
 // timeline's data structure: an augmented B-tree (default) or the kernel's
 // augmented red-black tree; both give identical results.
 //
+// # Task groups and PELT
+//
+// A Hierarchy is the cgroup tree of a machine; each runqueue created
+// WithHierarchy is one of its CPUs. Tasks join a group WithGroup and move
+// with MoveToGroup; groups take cpu.weight, cpu.weight.nice and cpu.idle
+// writes; the share function (cgroup_mode) turns a group's shares into its
+// entity's weight on each CPU. Only tasks are scheduled: at an enqueue, a
+// pick and a tick each task's effective weight (HWeight) is refreshed from
+// the hierarchy, level by level w·(entity weight)/(queue weight), and in
+// between it stays as installed — stale after group changes, exactly as in
+// the kernel (KERNEL-SPEC-GROUPS). A runqueue with a hierarchy, or created
+// WithPELT(true), keeps the kernel's PELT signals (package pelt) for every
+// task, group and queue, updated at the kernel's points; Avg returns them.
+// A runqueue without either behaves, and costs, as a flat runqueue.
+//
 // # Checking
 //
 // Check verifies every invariant between operations (timeline order and
@@ -64,8 +80,8 @@
 // nothing; nothing panics on caller input. A CfsRq is not safe for
 // concurrent use; distinct runqueues are independent.
 //
-// What is not modelled: group scheduling and h_load hierarchies beyond a
-// flat queue, bandwidth control, proxy execution, PELT and load balancing
-// (none writes an EEVDF field on a flat queue), the hrtick, and v7.1's stale
-// min/max-slice aggregates.
+// What is not modelled: bandwidth control (cpu.max), proxy execution,
+// autogroup, load balancing across runqueues (package smp's), the hrtick,
+// and v7.1's stale min/max-slice aggregates. Task groups are modelled for
+// the modelled kernel only (not with WithKernel's earlier ones).
 package eevdf

@@ -41,6 +41,17 @@ func (rq *CfsRq) Enqueue(se *SchedEntity, flags EnqueueFlags) error {
 // weight installed, and it is placed and inserted.
 func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 	isCurr := rq.curr == se
+	if rq.pelt {
+		if flags&EnqueueInitial != 0 && se.rq == nil {
+			// sched_fork and wake_up_new_task: the first signals.
+			rq.initEntityPELT(se)
+		}
+		// util_est_enqueue, unless a delayed task is restored (it was not
+		// taken out).
+		if !se.delayed || flags&EnqueueDelayed != 0 {
+			rq.utilEstEnqueue(se)
+		}
+	}
 	if rq.before71() {
 		// v7.1 requeued a delayed entity before charging curr (its lag
 		// update saw a stale V), and placed a current entity before the
@@ -73,26 +84,9 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 	// (An on_rq delayed entity enqueued without EnqueueDelayed would be
 	// requeued here; Enqueue refuses an on_rq entity, so it cannot happen.)
 
-	// enqueue_hierarchy, one level.
-	taskNew := flags&EnqueueWakeup == 0
-	rq.updateCurr() // nothing left to charge at this clock
-	se.rq = rq
-	se.onRq = true // enqueue_entity: account_entity_enqueue
-	rq.loadWeight += se.load.weight
-	rq.nrQueued++
-	if flags&EnqueueMigrated != 0 {
-		se.execStart = 0
-	}
-	if !(taskNew && se.delayed) {
-		rq.hNrRunnable++ // a delayed task restored by a save stays not runnable
-	}
-	rq.hNrQueued++
-	if se.policy == PolicyIdle {
-		rq.hNrIdle++
-	}
-
+	w := rq.enqueueHierarchy(se, flags)
 	if !isCurr {
-		rq.reweightEevdf(se, calcPropWeight(se), false)
+		rq.reweightEevdf(se, w, false)
 		rq.placeEntity(se, flags|enqueueQueued)
 		if rq.feat.Has(features.PlaceJoinLag) {
 			rq.sumJlagAdd(se)
@@ -102,7 +96,7 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 	rq.nrRunning++
 }
 
-// calcPropWeight is __calc_prop_weight for a task on the root queue:
+// calcPropWeight is __calc_prop_weight for a task of the root group:
 // NICE_0_LOAD·load/NICE_0_LOAD, floored at MIN_SHARES.
 func calcPropWeight(se *SchedEntity) uint64 { return max(se.load.weight, minShares) }
 
@@ -164,17 +158,23 @@ func (rq *CfsRq) requeueDelayedEntity(se *SchedEntity) {
 		}
 		rq.hNrQueued++
 	}
+	if rq.pelt {
+		// The kernel passes rq->cfs here, not the task's own queue: the
+		// task is aged against the root queue's h_curr, and the root
+		// queue is the one decayed.
+		rq.updateLoadAvgTask(se, nil, 0)
+	}
 	rq.clearDelayed(se)
 }
 
 // setDelayed is set_delayed: the entity sleeps but stays queued.
 func (rq *CfsRq) setDelayed(se *SchedEntity) {
 	se.delayed = true
-	rq.hNrRunnable--
+	rq.addRunnable(se, -1)
 }
 
 // clearDelayed is clear_delayed.
 func (rq *CfsRq) clearDelayed(se *SchedEntity) {
 	se.delayed = false
-	rq.hNrRunnable++
+	rq.addRunnable(se, 1)
 }

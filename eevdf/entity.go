@@ -3,6 +3,7 @@ package eevdf
 import (
 	"fmt"
 
+	"github.com/schedmodel/fairclass/pelt"
 	"github.com/schedmodel/fairclass/rbtree"
 )
 
@@ -66,6 +67,10 @@ type SchedEntity struct {
 	seq uint64
 	// rq is the runqueue the entity was last enqueued on.
 	rq *CfsRq
+	// group is the task group (nil: the root group).
+	group *TaskGroup
+	// avg holds the PELT signals when the runqueue keeps them.
+	avg pelt.Avg
 	// rb links the entity into the RBTree backend.
 	rb rbtree.Node[*SchedEntity, agg]
 	// data is the caller's, untouched by the model.
@@ -81,6 +86,7 @@ type entityConfig struct {
 	slice     uint64 // sched_runtime; 0: base slice
 	baseSlice uint64
 	policy    Policy
+	group     *TaskGroup
 	weightSet bool
 	niceSet   bool
 }
@@ -151,6 +157,16 @@ func WithPolicy(p Policy) EntityOption {
 	}
 }
 
+// WithGroup puts the task in group g, as forking it into g's cgroup does
+// (default, and for nil or a root group: the root group). The runqueues
+// the task is enqueued on must belong to g's hierarchy.
+func WithGroup(g *TaskGroup) EntityOption {
+	return func(c *entityConfig) error {
+		c.group = g
+		return nil
+	}
+}
+
 // NewEntity returns a task that has never run: vruntime, deadline, lag and
 // runtime 0, not queued, with the weight of its nice (or WithWeight) and
 // its slice. It is placed by its first Enqueue (with EnqueueInitial for
@@ -168,7 +184,7 @@ func NewEntity(name string, opts ...EntityOption) (*SchedEntity, error) {
 	if c.weightSet && c.policy == PolicyIdle {
 		return nil, fmt.Errorf("%w: a SCHED_IDLE entity has the idle weight; WithWeight does not apply", ErrBadWeight)
 	}
-	se := &SchedEntity{name: name, nice: c.nice, policy: c.policy}
+	se := &SchedEntity{name: name, nice: c.nice, policy: c.policy, group: c.group}
 	if c.weightSet {
 		se.load = loadWeight{weight: scaleLoad(c.weight)}
 	} else {
@@ -223,6 +239,16 @@ func (se *SchedEntity) Weight() uint64 { return se.load.weight >> schedFixedpoin
 // EEVDF computation uses (1048576 = nice 0). It follows Weight at the next
 // enqueue after a nice change made while the entity was not queued.
 func (se *SchedEntity) EffectiveWeight() uint64 { return se.hload }
+
+// HWeight returns h_load.weight as installed at the entity's last refresh
+// point (an enqueue, becoming curr, a tick): with groups, the fold of the
+// hierarchy into one weight, possibly stale. Same as EffectiveWeight.
+func (se *SchedEntity) HWeight() uint64 { return se.hload }
+
+// Group returns the task's group: the one given to WithGroup or
+// MoveToGroup, nil for an entity never put in a group (the root group of
+// whichever runqueue it runs on).
+func (se *SchedEntity) Group() *TaskGroup { return se.group }
 
 // Nice returns the nice value (0 for an entity made WithWeight).
 func (se *SchedEntity) Nice() int { return se.nice }

@@ -53,3 +53,44 @@ func ExampleCfsRq_Dequeue() {
 	// dequeued: false delayed: true lag: -250000
 	// next: B A still queued: true
 }
+
+// Two groups on one CPU: "batch" (cpu.weight 25) with three hogs and
+// "web" (cpu.weight 100) with one. The CPU is split between the groups
+// first (1:4) and then inside them, so each batch hog gets a fifteenth and
+// the web task four fifths. Each task's effective weight is the hierarchy
+// folded into one number: ⌊2^40/(3·2^20)⌋ = 349525 in the group, then
+// ⌊349525·262144/2^20⌋ = 87381 for a batch hog.
+func Example_taskGroups() {
+	h := eevdf.NewHierarchy()
+	batch, _ := h.NewGroup("batch", nil, eevdf.WithCPUWeight(25))
+	web, _ := h.NewGroup("web", nil)
+	rq, _ := eevdf.NewCfsRq(eevdf.WithHierarchy(h))
+	var tasks []*eevdf.SchedEntity
+	for _, name := range []string{"b1", "b2", "b3"} {
+		se, _ := eevdf.NewEntity(name, eevdf.WithGroup(batch))
+		tasks = append(tasks, se)
+	}
+	w, _ := eevdf.NewEntity("w", eevdf.WithGroup(web))
+	tasks = append(tasks, w)
+	for _, se := range tasks {
+		rq.Enqueue(se, eevdf.EnqueueInitial)
+	}
+	rq.PickNext()
+	now := uint64(0)
+	for i := 0; i < 3000; i++ { // 3 s of 1 ms ticks
+		now += 1000000
+		rq.SetClock(now)
+		rq.Tick()
+		if rq.NeedResched() {
+			rq.PickNext()
+		}
+	}
+	for _, se := range tasks {
+		fmt.Printf("%s in %-6s h_weight %7d  ran %4d ms\n", se.Name(), se.Group().Name(), se.HWeight(), se.SumExecRuntime()/1000000)
+	}
+	// Output:
+	// b1 in batch  h_weight   87381  ran  200 ms
+	// b2 in batch  h_weight   87381  ran  200 ms
+	// b3 in batch  h_weight   87381  ran  200 ms
+	// w in web    h_weight 1048576  ran 2400 ms
+}

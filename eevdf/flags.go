@@ -12,6 +12,9 @@ const (
 	EnqueueWakeup EnqueueFlags = 0x01
 	// EnqueueRestore: the restore after a save (nice or slice change).
 	EnqueueRestore EnqueueFlags = 0x02
+	// EnqueueMove: with EnqueueRestore when the priority or group changes
+	// (no effect on the fair class's arithmetic).
+	EnqueueMove EnqueueFlags = 0x04
 	// EnqueueDelayed: the wakeup of a delayed entity (requeue only).
 	EnqueueDelayed EnqueueFlags = 0x20
 	// EnqueueMigrated: the entity arrived from another CPU (exec_start = 0).
@@ -33,11 +36,18 @@ const (
 	// DequeueSave: saved for a nice or slice change (never delayed; the
 	// deadline becomes relative).
 	DequeueSave DequeueFlags = 0x02
+	// DequeueMove: with DequeueSave when the priority or group changes
+	// (no effect on the fair class's arithmetic).
+	DequeueMove DequeueFlags = 0x04
 	// DequeueDelayed: completion of a delayed dequeue (with DequeueSleep).
 	DequeueDelayed DequeueFlags = 0x20
 	// DequeueSpecial: a block in a special state (stopped, traced, dead):
 	// never delayed.
 	DequeueSpecial DequeueFlags = 0x10000
+
+	// dequeueMigrating stands for task_on_rq_migrating: the task leaves
+	// for another CPU, so its PELT load is detached (DO_DETACH).
+	dequeueMigrating DequeueFlags = 0x10
 )
 
 // WakeFlags are the WF_* wake flags.

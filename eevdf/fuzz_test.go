@@ -90,6 +90,8 @@ func newHarnessOn(t testing.TB, data []byte, backend int) (*harness, *byteReader
 	opts := []Option{WithFeatures(fs), WithTimeline(b)}
 	if k := r.next(); k < 3 {
 		opts = append(opts, WithKernel(Kernel(k)))
+	} else if k&1 == 1 {
+		opts = append(opts, WithPELT(true)) // no EEVDF effect; the timelines must still agree
 	}
 	if r.next()%4 == 0 {
 		opts = append(opts, WithTickNsec(TickNsecForHZ(250)), WithBaseSlice(3000000))

@@ -115,7 +115,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 	next := rq.pickTaskFair()
 	if next != prev {
 		if prev != nil {
-			rq.putPrevTaskFair(prev)
+			rq.putPrevTaskFair(prev, next)
 		}
 		if next != nil {
 			rq.setNextTaskFair(next, true)
@@ -138,7 +138,7 @@ func (rq *CfsRq) PickTask() *SchedEntity { return rq.pickTaskFair() }
 // need-resched; with nothing running it only does that.
 func (rq *CfsRq) PutPrev() {
 	if prev := rq.curr; prev != nil {
-		rq.putPrevTaskFair(prev)
+		rq.putPrevTaskFair(prev, nil)
 	}
 	rq.needResched = false
 }
@@ -159,7 +159,7 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 	}
 	if prev := rq.curr; prev != se {
 		if prev != nil {
-			rq.putPrevTaskFair(prev)
+			rq.putPrevTaskFair(prev, se)
 		}
 		rq.setNextTaskFair(se, true)
 	}
@@ -168,21 +168,52 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 }
 
 // setNextTaskFair is set_next_task_fair / set_next_entity: se becomes curr,
-// leaving the timeline and the sums. A real switch (first) arms its slice
-// protection; the re-install after a nice or slice change does not.
+// leaving the timeline and the sums. With groups each level of its path
+// becomes its queue's h_curr, except, on a real switch, the levels still
+// current for the previous task (shared ancestors, which put_prev left);
+// an on_rq task then takes its effective weight from the fold. A real
+// switch (first) arms its slice protection; the re-install after a nice,
+// slice or group change does not.
 func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 	rq.clearBuddies(se)
 	if se.onRq {
 		rq.dequeueEntity(se)
+	}
+	if rq.pelt {
+		rq.setNextLevels(se, first)
 	}
 	se.execStart = rq.clock
 	se.prevSumExec = se.sumExec
 	se.rq = rq
 	rq.curr = se
 	if se.onRq {
-		rq.reweightEevdf(se, calcPropWeight(se), true)
+		w := calcPropWeight(se)
+		if rq.h != nil {
+			w = rq.propWeight(se)
+		}
+		rq.reweightEevdf(se, w, true)
 		if first {
 			rq.setProtectSlice(se)
+		}
+	}
+}
+
+// setNextLevels is the per-level part of set_next_entity: PELT (UPDATE_TG)
+// for a queued entity, before it becomes its queue's h_curr.
+func (rq *CfsRq) setNextLevels(se *SchedEntity, first bool) {
+	on := rq.taskGroupRq(se)
+	if q := rq.queueOf(on); !first || q.hCurr == nil {
+		if se.onRq {
+			rq.updateLoadAvgTask(se, on, updateTG)
+		}
+		q.hCurr = se
+	}
+	for g := on; g != nil; g = g.parent {
+		if q := g.queue(); !first || q.hCurr == nil {
+			if g.onRq {
+				rq.updateLoadAvgGroup(g, updateTG)
+			}
+			q.hCurr = g
 		}
 	}
 }
@@ -190,13 +221,92 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 // putPrevTaskFair is put_prev_task_fair / put_prev_entity: an on_rq curr is
 // charged and goes back into the timeline with its current vruntime and
 // deadline (a new insertion for ties); one that really slept is not
-// charged again and not reinserted.
-func (rq *CfsRq) putPrevTaskFair(prev *SchedEntity) {
+// charged again and not reinserted. next is the task that will run (nil:
+// idle, or a parameter change): with groups, the levels of prev's path are
+// put up to the queue it shares with next's path, and the ancestors above
+// stay current.
+func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity) {
 	if prev.onRq {
 		rq.updateCurr()
+	}
+	if rq.pelt {
+		rq.putPrevLevels(prev, next)
 	}
 	rq.curr = nil
 	if prev.onRq {
 		rq.enqueueEntity(prev)
 	}
+}
+
+// level is one entity of a task's path: the task itself (g nil) or a
+// group entity.
+type level struct {
+	task *SchedEntity
+	g    *groupRq
+}
+
+func (l level) ok() bool { return l.task != nil || l.g != nil }
+
+func (rq *CfsRq) levelQueue(l level) *cfsQueue {
+	if l.task != nil {
+		return rq.queueOf(rq.taskGroupRq(l.task))
+	}
+	return l.g.queue()
+}
+
+func (rq *CfsRq) levelParent(l level) level {
+	if l.task != nil {
+		return level{g: rq.taskGroupRq(l.task)}
+	}
+	return level{g: l.g.parent}
+}
+
+func levelDepth(l level) int {
+	if l.task != nil {
+		return taskDepth(l.task)
+	}
+	return l.g.depth()
+}
+
+// putPrevLevels walks prev's path as put_prev_task_fair does: each level
+// that is current is put (PELT with no flags if the entity is queued,
+// h_curr cleared) until the level whose queue next's path shares; next's
+// path is climbed in step, the deeper side first.
+func (rq *CfsRq) putPrevLevels(prev, next *SchedEntity) {
+	se := level{task: prev}
+	var nse level
+	if next != nil {
+		nse = level{task: next}
+	}
+	for se.ok() {
+		q := rq.levelQueue(se)
+		if !nse.ok() || q.hCurr != nil {
+			rq.putPrevEntity(se, q)
+		}
+		if nse.ok() {
+			if q == rq.levelQueue(nse) {
+				break
+			}
+			if d := levelDepth(nse) - levelDepth(se); d >= 0 {
+				nse = rq.levelParent(nse)
+				if d > 0 {
+					continue
+				}
+			}
+		}
+		se = rq.levelParent(se)
+	}
+}
+
+// putPrevEntity is put_prev_entity's PELT part for one level (the charge
+// of the task's level is done by the caller).
+func (rq *CfsRq) putPrevEntity(l level, q *cfsQueue) {
+	if l.task != nil {
+		if l.task.onRq {
+			rq.updateLoadAvgTask(l.task, rq.taskGroupRq(l.task), 0)
+		}
+	} else if l.g.onRq {
+		rq.updateLoadAvgGroup(l.g, 0)
+	}
+	q.hCurr = nil
 }

@@ -125,6 +125,9 @@ func (rq *CfsRq) setLoad(se *SchedEntity, lw loadWeight) {
 		rescaleEntity(se, lw.weight, false)
 		se.hload = lw.weight
 	}
+	if rq.pelt && se.rq != nil && lw.weight != se.load.weight {
+		rq.reweightTaskPELT(se, se.load.weight, lw.weight)
+	}
 	se.load = lw
 }
 
@@ -135,10 +138,10 @@ func (rq *CfsRq) change(se *SchedEntity, apply func()) {
 	running := rq.curr == se
 	oldPrio := se.prio()
 	if queued {
-		rq.dequeueTask(se, DequeueSave)
+		rq.dequeueTaskFair(se, DequeueSave)
 	}
 	if running {
-		rq.putPrevTaskFair(se)
+		rq.putPrevTaskFair(se, nil)
 	}
 	apply() // set_load_weight: the entity is off the queue, so only load changes
 	if queued {

@@ -12,8 +12,8 @@ import (
 const initialZeroVruntime = ^uint64(0) - (1 << 20) + 1
 
 // CfsRq is one CPU's fair runqueue (struct cfs_rq with the rq-level state
-// the fair class touches), flat: tasks only, no group hierarchy, no
-// bandwidth control.
+// the fair class touches): tasks only in the timeline, with the task groups
+// of an optional Hierarchy folded into their weights; no bandwidth control.
 //
 // The caller owns the task clock: SetClock before each scheduler entry, as
 // update_rq_clock does; every operation reads it. Operations are named
@@ -44,12 +44,15 @@ type CfsRq struct {
 	sumShift     uint   // PARANOID_AVG's weight shift
 	sumJlag      int64  // Σ vlag·w of the joined entities (PLACE_JOIN_LAG)
 
-	loadWeight  uint64 // cfs_rq->load.weight: Σ load.weight of on_rq entities
-	nrQueued    int    // cfs_rq->nr_queued
-	hNrQueued   int    // cfs_rq->h_nr_queued: what every EEVDF test reads
-	hNrRunnable int    // queued and not delayed
-	hNrIdle     int    // queued SCHED_IDLE entities
-	nrRunning   int    // rq->nr_running (fair tasks only)
+	// The root queue's counters (load.weight, nr_queued, h_nr_queued —
+	// what every EEVDF test reads —, h_nr_runnable, h_nr_idle) and PELT
+	// signals; with groups, nr_queued and load count top-level entities.
+	cfsQueue
+	nrRunning int // rq->nr_running (fair tasks only)
+
+	h    *Hierarchy // the cgroup tree, nil for a flat runqueue
+	cpu  int        // this runqueue's CPU number in h
+	pelt bool       // keep PELT signals
 
 	needResched bool
 	seq         uint64 // insertion counter for the timeline's tie order
@@ -186,6 +189,12 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 			return nil, err
 		}
 	}
+	if rq.h != nil {
+		if rq.before71() {
+			return nil, fmt.Errorf("%w: task groups are modelled for the single runqueue (v7.3) only", ErrBadOption)
+		}
+		rq.attachHierarchy()
+	}
 	rq.tl = newTimeline(rq.backend)
 	return rq, nil
 }
@@ -230,6 +239,11 @@ func (rq *CfsRq) NeedResched() bool { return rq.needResched }
 // NrQueued returns h_nr_queued: the queued entities, the running one and
 // delayed ones included.
 func (rq *CfsRq) NrQueued() int { return rq.hNrQueued }
+
+// NrQueuedEntities returns the root queue's nr_queued: the entities
+// directly on it — with groups, the root group's tasks and the queued
+// top-level group entities; without, the same as NrQueued.
+func (rq *CfsRq) NrQueuedEntities() int { return rq.nrQueued }
 
 // NrRunnable returns h_nr_runnable: the queued entities that are not delayed.
 func (rq *CfsRq) NrRunnable() int { return rq.hNrRunnable }
@@ -292,6 +306,9 @@ func (rq *CfsRq) checkOwner(se *SchedEntity) error {
 	}
 	if se.rq != nil && se.rq != rq && (se.onRq || se.rq.curr == se) {
 		return fmt.Errorf("%w: %s", ErrForeignEntity, se.name)
+	}
+	if se.group != nil && se.group.parent != nil && se.group.h != rq.h {
+		return fmt.Errorf("%w: %s is in group %s", ErrForeignGroup, se.name, se.group.Path())
 	}
 	return nil
 }

@@ -1,5 +1,7 @@
 package eevdf
 
+import "github.com/schedmodel/fairclass/pelt"
+
 // Snapshot is the state of a runqueue as plain values, for comparison
 // (e.g. with go-cmp) and for printing.
 type Snapshot struct {
@@ -21,6 +23,19 @@ type Snapshot struct {
 	NeedResched  bool
 	// Entities in timeline order, then the running entity.
 	Entities []EntitySnapshot
+	// Avg is the root queue's PELT signals (zero unless kept).
+	Avg pelt.Avg
+	// Groups holds every group of the hierarchy on this CPU, in creation
+	// order (none for a flat runqueue).
+	Groups []GroupSnapshot
+}
+
+// GroupSnapshot is one group's state on one CPU.
+type GroupSnapshot struct {
+	Path   string
+	Shares uint64
+	Idle   bool
+	GroupState
 }
 
 // EntitySnapshot is one entity's state.
@@ -43,6 +58,8 @@ type EntitySnapshot struct {
 	Eligible        bool
 	ExecStart       uint64
 	SumExecRuntime  uint64
+	Group           string   // the group's path, "/" for the root group
+	Avg             pelt.Avg // PELT signals (zero unless kept)
 }
 
 // Snapshot returns the runqueue's state. It allocates; it is meant for
@@ -69,6 +86,13 @@ func (rq *CfsRq) Snapshot() Snapshot {
 	for _, se := range rq.Entities() {
 		s.Entities = append(s.Entities, rq.EntitySnapshot(se))
 	}
+	s.Avg = rq.cfsQueue.avg
+	if rq.h != nil {
+		for _, g := range rq.h.groups {
+			st, _ := rq.Group(g)
+			s.Groups = append(s.Groups, GroupSnapshot{Path: g.Path(), Shares: g.shares, Idle: g.idle, GroupState: st})
+		}
+	}
 	return s
 }
 
@@ -94,7 +118,16 @@ func (rq *CfsRq) EntitySnapshot(se *SchedEntity) EntitySnapshot {
 		Eligible:        rq.Eligible(se),
 		ExecStart:       se.execStart,
 		SumExecRuntime:  se.sumExec,
+		Group:           groupPath(se.group),
+		Avg:             se.avg,
 	}
+}
+
+func groupPath(g *TaskGroup) string {
+	if g == nil {
+		return "/"
+	}
+	return g.Path()
 }
 
 func (se *SchedEntity) nameOrEmpty() string {

@@ -49,8 +49,10 @@ func (rq *CfsRq) YieldTo(p *SchedEntity) bool {
 
 // Tick is task_tick_fair on the running entity (queued = 0): charge it,
 // which renews a reached deadline and requests a reschedule when it has a
-// competitor and its deadline was renewed or its protection is over. While
-// idle runs it does nothing.
+// competitor and its deadline was renewed or its protection is over. With
+// groups, every level of its path then updates its PELT signals and group
+// weight, and the task takes its refreshed effective weight (it was
+// charged at the old one). While idle runs it does nothing.
 func (rq *CfsRq) Tick() {
 	c := rq.curr
 	if c == nil || !c.onRq && !rq.before71() { // v7.1 charged a curr that was no longer queued
@@ -58,6 +60,13 @@ func (rq *CfsRq) Tick() {
 	}
 	rq.updateCurr()
 	if c.onRq && !rq.before71() {
-		rq.reweightEevdf(c, calcPropWeight(c), true) // no-op on a flat queue
+		if rq.pelt {
+			rq.tickLevels(c)
+		}
+		w := calcPropWeight(c) // a no-op reweight on a flat queue
+		if rq.h != nil {
+			w = rq.propWeight(c)
+		}
+		rq.reweightEevdf(c, w, true)
 	}
 }
