@@ -132,9 +132,38 @@ func replayJSON(t *testing.T, path string, backend eevdf.Backend) []map[string]j
 	if err != nil {
 		t.Fatal(err)
 	}
+	opt := Options{Backend: backend}
+	// A first line "# replay-flags: --pelt" asks for the PELT fields.
+	if first, _, _ := bytes.Cut(mustRead(t, path), []byte("\n")); bytes.HasPrefix(first, []byte("# replay-flags:")) {
+		for _, f := range strings.Fields(string(first[len("# replay-flags:"):])) {
+			switch f {
+			case "--pelt":
+				opt.PELT = true
+			default:
+				t.Fatalf("unknown replay flag %q", f)
+			}
+		}
+	}
+	// Replay step by step, checking every invariant after each operation.
 	var out bytes.Buffer
-	if err := Replay(sc, Options{Backend: backend}, JSONWriter(&out)); err != nil {
-		t.Errorf("replay: %v", err)
+	r, err := NewReplayer(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit := JSONWriter(&out)
+	for !r.Done() {
+		res, err := r.Step()
+		if err != nil {
+			t.Errorf("replay: %v", err)
+			break
+		}
+		if err := r.RunQueue().Check(); err != nil {
+			t.Errorf("after op %d (%s): %v", res.I, res.Op, err)
+			break
+		}
+		if err := emit(res); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s := bufio.NewScanner(&out)
 	s.Buffer(nil, 1<<24)
@@ -186,4 +215,13 @@ func TestFirstDifferenceSeesEveryField(t *testing.T) {
 			t.Errorf("%s: no difference reported", tc.name)
 		}
 	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -18,11 +18,12 @@ const maxLine = 1 << 16
 // an *Error with the line and column of the offending word.
 func Parse(r io.Reader, name string) (*Scenario, error) {
 	p := &parser{sc: &Scenario{
-		Name:      name,
-		Features:  features.Default(),
-		BaseSlice: eevdf.DefaultBaseSlice,
-		HZ:        1000,
-	}, index: map[string]int{}}
+		Name:       name,
+		Features:   features.Default(),
+		BaseSlice:  eevdf.DefaultBaseSlice,
+		HZ:         1000,
+		CgroupMode: eevdf.ModeConcur,
+	}, index: map[string]int{}, groups: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	for sc.Scan() {
@@ -37,15 +38,19 @@ func Parse(r io.Reader, name string) (*Scenario, error) {
 		}
 		return nil, &Error{File: name, Pos: Pos{p.line + 1, 1}, Msg: err.Error()}
 	}
+	if err := p.closeHeader(); err != nil {
+		return nil, err
+	}
 	return p.sc, nil
 }
 
 type parser struct {
-	sc    *Scenario
-	index map[string]int
-	line  int
-	ops   bool   // an operation has been seen: the header is closed
-	last  uint64 // time of the last operation
+	sc     *Scenario
+	index  map[string]int
+	groups map[string]int
+	line   int
+	ops    bool   // an operation has been seen: the header is closed
+	last   uint64 // time of the last operation
 }
 
 type word struct {
@@ -126,8 +131,27 @@ func (p *parser) parseLine(line string) error {
 		return nil
 	case "task":
 		return p.parseTask(ws)
+	case "group":
+		return p.parseGroup(ws)
+	case "cgroup_mode":
+		if len(ws) != 2 {
+			return p.errAt(ws[0].col, "cgroup_mode takes one of up, smp, concur, max, tasks")
+		}
+		m, err := eevdf.ParseCgroupMode(ws[1].s)
+		if err != nil {
+			return p.errAt(ws[1].col, "cgroup_mode %q: want up, smp, concur, max or tasks", ws[1].s)
+		}
+		p.sc.CgroupMode, p.sc.HasGroups = m, true
+		return nil
+	case "online_cpus":
+		n, err := p.oneNumber(ws, 1, 1<<16)
+		if err != nil {
+			return err
+		}
+		p.sc.OnlineCPUs = int(n)
+		return nil
 	}
-	return p.errAt(ws[0].col, "unknown statement %q (want features, base_slice, hz, task, or a time and an operation)", ws[0].s)
+	return p.errAt(ws[0].col, "unknown statement %q (want features, base_slice, hz, task, group, cgroup_mode, online_cpus, or a time and an operation)", ws[0].s)
 }
 
 func asUnknown(err error, target **features.UnknownError) bool {
@@ -176,12 +200,12 @@ func (p *parser) parseTask(ws []word) error {
 	if len(p.sc.Tasks) >= MaxTasks {
 		return p.errAt(ws[0].col, "more than %d tasks", MaxTasks)
 	}
-	t := Task{Name: name, Pos: Pos{p.line, ws[0].col}}
+	t := Task{Name: name, Pos: Pos{p.line, ws[0].col}, Group: -1}
 	seen := map[string]bool{}
 	for _, w := range ws[2:] {
 		key, val, ok := strings.Cut(w.s, "=")
 		if !ok {
-			return p.errAt(w.col, "task attribute %q: want nice=N, weight=W, slice=NS or policy=P", w.s)
+			return p.errAt(w.col, "task attribute %q: want nice=N, weight=W, slice=NS, policy=P or group=G", w.s)
 		}
 		if seen[key] {
 			return p.errAt(w.col, "task attribute %s given twice", key)
@@ -218,8 +242,13 @@ func (p *parser) parseTask(ws []word) error {
 			default:
 				return p.errAt(vcol, "policy %q: want normal, batch or idle", val)
 			}
+		case "group":
+			if val == "" {
+				return p.errAt(vcol, "group= needs a group name (or / for the root)")
+			}
+			t.groupName, t.groupPos = val, Pos{p.line, vcol}
 		default:
-			return p.errAt(w.col, "unknown task attribute %q: want nice, weight, slice or policy", key)
+			return p.errAt(w.col, "unknown task attribute %q: want nice, weight, slice, policy or group", key)
 		}
 	}
 	if seen["nice"] && seen["weight"] {
@@ -256,13 +285,18 @@ func (p *parser) parseOp(ws []word) error {
 	if kind == numOps {
 		return p.errAt(ws[1].col, "unknown operation %q (want %s)", ws[1].s, strings.Join(opNames[:], ", "))
 	}
-	op := Op{At: at, Kind: kind, Task: -1, Pos: Pos{p.line, ws[0].col}}
+	if !p.ops {
+		if err := p.closeHeader(); err != nil {
+			return err
+		}
+	}
+	op := Op{At: at, Kind: kind, Task: -1, Group: -1, Pos: Pos{p.line, ws[0].col}}
 	args := ws[2:]
 	want := 0
 	switch kind {
-	case OpNew, OpWakeup, OpForcePick:
+	case OpNew, OpWakeup, OpForcePick, OpCgroupMode:
 		want = 1
-	case OpRenice, OpSlice:
+	case OpRenice, OpSlice, OpCgroup, OpCPUWeight, OpCPUWeightNice, OpCPUIdle:
 		want = 2
 	}
 	if len(args) != want {
@@ -277,6 +311,16 @@ func (p *parser) parseOp(ws []word) error {
 			return p.errAt(col, "slice takes a task and a slice in ns")
 		case OpNew, OpWakeup, OpForcePick:
 			return p.errAt(col, "%s takes one task", kind)
+		case OpCgroup:
+			return p.errAt(col, "cgroup takes a task and a group (or /)")
+		case OpCPUWeight:
+			return p.errAt(col, "cpu.weight takes a group and a weight in %d..%d", eevdf.CPUWeightMin, eevdf.CPUWeightMax)
+		case OpCPUWeightNice:
+			return p.errAt(col, "cpu.weight.nice takes a group and a nice value")
+		case OpCPUIdle:
+			return p.errAt(col, "cpu.idle takes a group and 0 or 1")
+		case OpCgroupMode:
+			return p.errAt(col, "cgroup_mode takes one of up, smp, concur, max, tasks")
 		default:
 			return p.errAt(col, "%s takes no argument (it acts on the running task)", kind)
 		}
@@ -287,6 +331,31 @@ func (p *parser) parseOp(ws []word) error {
 			return p.errAt(args[0].col, "undeclared task %q", args[0].s)
 		}
 		op.Task = i
+	}
+	switch kind {
+	case OpCgroup:
+		g, err := p.groupRef(args[1], true)
+		if err != nil {
+			return err
+		}
+		op.Group = g
+	case OpCPUWeight, OpCPUWeightNice, OpCPUIdle:
+		g, err := p.groupRef(args[0], false)
+		if err != nil {
+			return err
+		}
+		op.Group = g
+		v, err := p.groupValue(kind, args[1])
+		if err != nil {
+			return err
+		}
+		op.Arg = v
+	case OpCgroupMode:
+		m, err := eevdf.ParseCgroupMode(args[0].s)
+		if err != nil {
+			return p.errAt(args[0].col, "cgroup_mode %q: want up, smp, concur, max or tasks", args[0].s)
+		}
+		op.Arg = int64(m)
 	}
 	switch kind {
 	case OpRenice:
@@ -305,5 +374,146 @@ func (p *parser) parseOp(ws []word) error {
 	p.ops = true
 	p.last = at
 	p.sc.Ops = append(p.sc.Ops, op)
+	return nil
+}
+
+// parseGroup parses `group NAME [parent=P] [weight=W | nice=N] [idle]`.
+func (p *parser) parseGroup(ws []word) error {
+	if len(ws) < 2 {
+		return p.errAt(ws[0].col+len(ws[0].s), "group needs a name")
+	}
+	name := ws[1].s
+	switch {
+	case name == RootGroup:
+		return p.errAt(ws[1].col, "group %q: / is the root group, which exists already", name)
+	case !validName(name) || strings.Contains(name, "="):
+		return p.errAt(ws[1].col, "bad group name %q (letters, digits, _ - . ; at most 64)", name)
+	}
+	if _, dup := p.groups[name]; dup {
+		return p.errAt(ws[1].col, "group %s declared twice", name)
+	}
+	if len(p.sc.Groups) >= MaxGroups {
+		return p.errAt(ws[0].col, "more than %d groups", MaxGroups)
+	}
+	g := Group{Name: name, Parent: -1, Pos: Pos{p.line, ws[0].col}}
+	seen := map[string]bool{}
+	for _, w := range ws[2:] {
+		key, val, ok := strings.Cut(w.s, "=")
+		if !ok && w.s == "idle" {
+			key = "idle"
+		} else if !ok {
+			return p.errAt(w.col, "group attribute %q: want parent=P, weight=W, nice=N or idle", w.s)
+		}
+		if seen[key] {
+			return p.errAt(w.col, "group attribute %s given twice", key)
+		}
+		seen[key] = true
+		vcol := w.col + len(key) + 1
+		switch key {
+		case "parent":
+			if val == name {
+				return p.errAt(vcol, "group %s: a group cannot be its own parent (a cycle of parents)", name)
+			}
+			if val == RootGroup {
+				continue
+			}
+			i, ok := p.groups[val]
+			if !ok {
+				return p.errAt(vcol, "group %s: parent %q is not declared before it (parents come first, so no cycle of parents is possible)", name, val)
+			}
+			g.Parent = i
+		case "weight":
+			n, err := strconv.ParseUint(val, 10, 64)
+			if err != nil || n < eevdf.CPUWeightMin || n > eevdf.CPUWeightMax {
+				return p.errAt(vcol, "cpu.weight %q outside %d..%d", val, eevdf.CPUWeightMin, eevdf.CPUWeightMax)
+			}
+			g.Weight = n
+		case "nice":
+			n, err := strconv.Atoi(val)
+			if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
+				return p.errAt(vcol, "cpu.weight.nice %q outside %d..%d", val, eevdf.MinNice, eevdf.MaxNice)
+			}
+			g.Nice, g.HasNice = n, true
+		case "idle":
+			if ok {
+				return p.errAt(w.col, "idle takes no value")
+			}
+			g.Idle = true
+		default:
+			return p.errAt(w.col, "unknown group attribute %q: want parent, weight, nice or idle", key)
+		}
+	}
+	switch {
+	case seen["weight"] && seen["nice"]:
+		return p.errAt(ws[1].col, "group %s: weight= and nice= exclude each other", name)
+	case g.Idle && (seen["weight"] || seen["nice"]):
+		return p.errAt(ws[1].col, "group %s: idle with weight= or nice= (an idle group has the idle weight)", name)
+	}
+	p.groups[name] = len(p.sc.Groups)
+	p.sc.Groups = append(p.sc.Groups, g)
+	p.sc.HasGroups = true
+	return nil
+}
+
+// groupRef resolves a group name of an operation; "/" (the root) only
+// where root is allowed.
+func (p *parser) groupRef(w word, root bool) (int, error) {
+	if w.s == RootGroup {
+		if !root {
+			return 0, p.errAt(w.col, "the root group / has fixed shares and cannot be idle (the kernel returns EINVAL)")
+		}
+		return -1, nil
+	}
+	i, ok := p.groups[w.s]
+	if !ok {
+		return 0, p.errAt(w.col, "undeclared group %q", w.s)
+	}
+	return i, nil
+}
+
+// groupValue parses the value of cpu.weight, cpu.weight.nice or cpu.idle.
+func (p *parser) groupValue(kind OpKind, w word) (int64, error) {
+	switch kind {
+	case OpCPUWeight:
+		n, err := strconv.ParseUint(w.s, 10, 64)
+		if err != nil || n < eevdf.CPUWeightMin || n > eevdf.CPUWeightMax {
+			return 0, p.errAt(w.col, "cpu.weight %q outside %d..%d", w.s, eevdf.CPUWeightMin, eevdf.CPUWeightMax)
+		}
+		return int64(n), nil
+	case OpCPUWeightNice:
+		n, err := strconv.Atoi(w.s)
+		if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
+			return 0, p.errAt(w.col, "cpu.weight.nice %q outside %d..%d", w.s, eevdf.MinNice, eevdf.MaxNice)
+		}
+		return int64(n), nil
+	}
+	switch w.s {
+	case "0":
+		return 0, nil
+	case "1":
+		return 1, nil
+	}
+	return 0, p.errAt(w.col, "cpu.idle %q: want 0 or 1", w.s)
+}
+
+// closeHeader resolves the tasks' group= attributes once every group is
+// declared (at the first operation, or at the end of a file without any).
+func (p *parser) closeHeader() error {
+	for i := range p.sc.Tasks {
+		t := &p.sc.Tasks[i]
+		if t.groupName == "" || t.Group >= 0 {
+			continue
+		}
+		if t.groupName == RootGroup {
+			t.groupName = ""
+			continue
+		}
+		g, ok := p.groups[t.groupName]
+		if !ok {
+			return &Error{File: p.sc.Name, Pos: t.groupPos, Msg: fmt.Sprintf("task %s: undeclared group %q", t.Name, t.groupName)}
+		}
+		t.Group = g
+		p.sc.HasGroups = true
+	}
 	return nil
 }

@@ -78,6 +78,19 @@ func TestParseErrors(t *testing.T) {
 		{"bad policy", "task A policy=fifo\n", "x:1:15: policy \"fifo\""},
 		{"unknown statement", "tsk A\n", "x:1:1: unknown statement \"tsk\""},
 		{"base slice 0", "base_slice 0\n", "x:1:12: base_slice: \"0\" is not a number in 1.."},
+		{"unknown group of a task", "task A group=G\n0 new A\n", "x:1:14: task A: undeclared group \"G\""},
+		{"unknown group of an op", "group G\ntask A\n0 cgroup A H\n", "x:3:12: undeclared group \"H\""},
+		{"a group its own parent", "group G parent=G\n", "x:1:16: group G: a group cannot be its own parent (a cycle of parents)"},
+		{"a parent declared later", "group A parent=B\ngroup B parent=A\n", "x:1:16: group A: parent \"B\" is not declared before it"},
+		{"group weight 0", "group G weight=0\n", "x:1:16: cpu.weight \"0\" outside 1..10000"},
+		{"group weight 10001", "group G\n0 cpu.weight G 10001\n", "x:2:16: cpu.weight \"10001\" outside 1..10000"},
+		{"idle with a weight", "group G weight=50 idle\n", "x:1:7: group G: idle with weight= or nice="},
+		{"a group named /", "group /\n", "x:1:7: group \"/\": / is the root group"},
+		{"cpu.weight of /", "group G\n0 cpu.weight / 50\n", "x:2:14: the root group / has fixed shares"},
+		{"cpu.idle of /", "group G\n0 cpu.idle / 1\n", "x:2:12: the root group / has fixed shares"},
+		{"cpu.idle 2", "group G\n0 cpu.idle G 2\n", "x:2:14: cpu.idle \"2\": want 0 or 1"},
+		{"unknown cgroup_mode", "cgroup_mode fair\n", "x:1:13: cgroup_mode \"fair\""},
+		{"group twice", "group G\ngroup G\n", "x:2:7: group G declared twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -107,6 +120,7 @@ func TestReplayErrors(t *testing.T) {
 		{"wakeup of a queued task", "task A\ntask B\n0 new A\n0 new B\n0 schedule\n1 wakeup B\n", "x:6:1: wakeup B: the task is queued and not delayed", 3},
 		{"wakeup of a task never created", "task A\n0 wakeup A\n", "x:2:1: wakeup A: the task was never created", 0},
 		{"forcepick of a sleeping task", "task A\n0 new A\n0 schedule\n1 sleep\n2 forcepick A\n", "x:5:1: forcepick A: the task is not queued", 3},
+		{"a weight write on an idle group", "group G\ntask A group=G\n0 new A\n1 cpu.idle G 1\n2 cpu.weight G 50\n", "x:5:1: weight write on an idle group: /G", 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/pelt"
 )
 
 // Options adjust a replay.
@@ -17,6 +18,11 @@ type Options struct {
 	// Kernel selects an earlier kernel's fair.c (default eevdf.KernelV73,
 	// the modelled kernel).
 	Kernel eevdf.Kernel
+	// PELT keeps and prints the PELT signals: each task's and group's load,
+	// runnable and utilization averages, and the root queue's (`replay
+	// --pelt`). PELTRaw adds the sums, period_contrib and last_update_time
+	// (`--pelt=raw`).
+	PELT, PELTRaw bool
 }
 
 // Result is what one operation reports: the state after it.
@@ -31,6 +37,37 @@ type Result struct {
 	Picked  string // the pick of sleep/schedule/yield/forcepick; "" for idle and other ops
 	HasPick bool   // the operation picks
 	Tasks   []TaskState
+	// With groups (Scenario.HasGroups): every declared group's state.
+	Groups []GroupResult
+	// With PELT (Options.PELT): the root queue.
+	Root RootState
+
+	hasGroups, pelt, peltRaw bool
+}
+
+// GroupResult is one declared group's state in a Result.
+type GroupResult struct {
+	Name        string
+	Parent      string // "/" for a top-level group
+	Shares      uint64 // tg->shares
+	Idle        bool
+	SEWeight    uint64 // the group entity's load.weight
+	OnRq        bool   // the group entity is queued
+	Load        uint64 // the group queue's load.weight
+	HNrQueued   int
+	HNrRunnable int
+	HNrIdle     int
+	Avg         pelt.Avg // the group queue's PELT signals
+	SEAvg       pelt.Avg // the group entity's
+	TGLoadAvg   int64    // tg->load_avg
+	TGRunAvg    int64    // tg->runnable_avg
+}
+
+// RootState is the root queue in a Result (printed with PELT only).
+type RootState struct {
+	Load     uint64
+	NrQueued int
+	Avg      pelt.Avg
 }
 
 // TaskState is one declared task's state in a Result.
@@ -47,12 +84,20 @@ type TaskState struct {
 	Slice    uint64
 	SumExec  uint64
 	Created  bool // the task exists (new has run); not part of the JSON
+	// With groups.
+	Group   string // "/" for the root group
+	HWeight uint64 // h_load.weight as last installed
+	// With PELT.
+	Avg pelt.Avg
 }
 
 // Replayer replays a scenario one operation at a time.
 type Replayer struct {
 	sc      *Scenario
 	rq      *eevdf.CfsRq
+	h       *eevdf.Hierarchy // nil without groups
+	tgs     []*eevdf.TaskGroup
+	opt     Options
 	ses     []*eevdf.SchedEntity
 	created []bool
 	next    int
@@ -66,19 +111,52 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 	if opt.Features != nil {
 		feat = *opt.Features
 	}
-	rq, err := eevdf.NewCfsRq(
+	opts := []eevdf.Option{
 		eevdf.WithFeatures(feat),
 		eevdf.WithBaseSlice(sc.BaseSlice),
 		eevdf.WithTickNsec(eevdf.TickNsecForHZ(sc.HZ)),
 		eevdf.WithTimeline(opt.Backend),
 		eevdf.WithKernel(opt.Kernel),
-	)
+		eevdf.WithPELT(opt.PELT || opt.PELTRaw),
+	}
+	var h *eevdf.Hierarchy
+	if sc.HasGroups {
+		h = eevdf.NewHierarchy(eevdf.WithCgroupMode(sc.CgroupMode), eevdf.WithOnlineCPUs(sc.OnlineCPUs))
+		opts = append(opts, eevdf.WithHierarchy(h))
+	}
+	rq, err := eevdf.NewCfsRq(opts...)
 	if err != nil {
 		return nil, &Error{File: sc.Name, Pos: Pos{1, 1}, Msg: err.Error()}
 	}
-	r := &Replayer{sc: sc, rq: rq, ses: make([]*eevdf.SchedEntity, len(sc.Tasks)), created: make([]bool, len(sc.Tasks))}
+	r := &Replayer{sc: sc, rq: rq, h: h, opt: opt, ses: make([]*eevdf.SchedEntity, len(sc.Tasks)), created: make([]bool, len(sc.Tasks))}
+	// Groups are created at time 0 in declaration order, each followed by
+	// its weight write and then its idle write.
+	for _, g := range sc.Groups {
+		var parent *eevdf.TaskGroup
+		if g.Parent >= 0 {
+			parent = r.tgs[g.Parent]
+		}
+		var gopts []eevdf.GroupOption
+		switch {
+		case g.Weight != 0:
+			gopts = append(gopts, eevdf.WithCPUWeight(g.Weight))
+		case g.HasNice:
+			gopts = append(gopts, eevdf.WithCPUWeightNice(g.Nice))
+		}
+		if g.Idle {
+			gopts = append(gopts, eevdf.WithIdleGroup())
+		}
+		tg, err := h.NewGroup(g.Name, parent, gopts...)
+		if err != nil {
+			return nil, &Error{File: sc.Name, Pos: g.Pos, Msg: err.Error()}
+		}
+		r.tgs = append(r.tgs, tg)
+	}
 	for i, t := range sc.Tasks {
 		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(sc.BaseSlice), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
+		if t.Group >= 0 {
+			opts = append(opts, eevdf.WithGroup(r.tgs[t.Group]))
+		}
 		if t.hasWeight {
 			opts = append(opts, eevdf.WithWeight(t.Weight))
 		} else {
@@ -91,6 +169,10 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 		r.ses[i] = se
 	}
 	r.res.Tasks = make([]TaskState, len(sc.Tasks))
+	if sc.HasGroups {
+		r.res.Groups = make([]GroupResult, len(sc.Groups))
+	}
+	r.res.hasGroups, r.res.pelt, r.res.peltRaw = sc.HasGroups, opt.PELT || opt.PELTRaw, opt.PELTRaw
 	return r, nil
 }
 
@@ -198,8 +280,27 @@ func (r *Replayer) apply(op Op) error {
 			return fmt.Errorf("forcepick %s: the task is delayed", se.Name())
 		}
 		return rq.SetNext(se)
+	case OpCgroup:
+		// sched_move_task; nothing if the task is already in the group.
+		return rq.MoveToGroup(se, r.group(op.Group))
+	case OpCPUWeight:
+		return r.tgs[op.Group].SetCPUWeight(uint64(op.Arg))
+	case OpCPUWeightNice:
+		return r.tgs[op.Group].SetCPUWeightNice(int(op.Arg))
+	case OpCPUIdle:
+		return r.tgs[op.Group].SetIdle(op.Arg == 1)
+	case OpCgroupMode:
+		r.h.SetMode(eevdf.CgroupMode(op.Arg))
 	}
 	return nil
+}
+
+// group returns the i-th declared group, the root for -1.
+func (r *Replayer) group(i int) *eevdf.TaskGroup {
+	if i < 0 {
+		return r.h.Root()
+	}
+	return r.tgs[i]
 }
 
 func (r *Replayer) fill(i int, op Op) {
@@ -235,8 +336,30 @@ func (r *Replayer) fill(i int, op Op) {
 			Slice:    se.Slice(),
 			SumExec:  se.SumExecRuntime(),
 			Created:  r.created[k],
+			HWeight:  se.HWeight(),
+			Avg:      se.Avg(),
+		}
+		if r.h != nil {
+			res.Tasks[k].Group = RootGroup
+			if g := se.Group(); g != nil && g.Parent() != nil {
+				res.Tasks[k].Group = g.Name()
+			}
 		}
 	}
+	for k, tg := range r.tgs {
+		st, _ := rq.Group(tg)
+		parent := RootGroup
+		if p := tg.Parent(); p != nil && p.Parent() != nil {
+			parent = p.Name()
+		}
+		res.Groups[k] = GroupResult{
+			Name: tg.Name(), Parent: parent, Shares: tg.Shares(), Idle: tg.Idle(),
+			SEWeight: st.Weight, OnRq: st.OnRq, Load: st.Load,
+			HNrQueued: st.HNrQueued, HNrRunnable: st.HNrRunnable, HNrIdle: st.HNrIdle,
+			Avg: st.Avg, SEAvg: st.EntityAvg, TGLoadAvg: tg.LoadAvg(), TGRunAvg: tg.RunnableAvg(),
+		}
+	}
+	res.Root = RootState{Load: rq.Load(), NrQueued: rq.NrQueuedEntities(), Avg: rq.Avg()}
 }
 
 // Replay replays every operation of sc, calling emit with each result. It

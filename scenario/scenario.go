@@ -15,11 +15,20 @@
 //	1000000  tick
 //	1000000  schedule
 //
-// Header statements (features, base_slice, hz, task) come before any
-// operation. An operation is "AT_NS OP [ARGS]" with times never
-// decreasing; the operations are new, wakeup, sleep, schedule, tick,
-// yield, renice, slice and forcepick, each driving package eevdf through
-// exactly the kernel sequence it models (see Replay).
+// Header statements (features, base_slice, hz, task, and for task groups
+// group, cgroup_mode and online_cpus) come before any operation. An
+// operation is "AT_NS OP [ARGS]" with times never decreasing; the
+// operations are new, wakeup, sleep, schedule, tick, yield, renice, slice
+// and forcepick, and for groups cgroup, cpu.weight, cpu.weight.nice,
+// cpu.idle and cgroup_mode, each driving package eevdf through exactly the
+// kernel sequence it models (see Replay).
+//
+//	group A weight=200
+//	group B parent=A idle
+//	task T group=B
+//	0  new T
+//	10 cgroup T A
+//	20 cpu.weight A 50
 //
 // Replay prints one JSON object per operation (Result), the format the
 // kernel's own fair.c prints in the same harness, so the two can be
@@ -39,7 +48,33 @@ type Scenario struct {
 	HZ        uint64       // default 1000
 	Tasks     []Task       // in declaration order
 	Ops       []Op
+
+	// Task groups (KERNEL-SPEC-GROUPS §7): declared groups in order, the
+	// share function, and num_online_cpus() as the share functions read
+	// it (0: not given, 1).
+	Groups     []Group
+	CgroupMode eevdf.CgroupMode
+	OnlineCPUs int
+	// HasGroups is set by a group or cgroup_mode line: the output then
+	// carries each task's group and h_weight and the groups' state.
+	HasGroups bool
 }
+
+// Group is a task group declaration: `group NAME [parent=P] [weight=W |
+// nice=N] [idle]`.
+type Group struct {
+	Name   string
+	Parent int    // index into Scenario.Groups, -1 for the root
+	Weight uint64 // cpu.weight written after creation, 0 if none
+	Nice   int    // cpu.weight.nice written after creation, if HasNice
+	Idle   bool   // cpu.idle 1 written last
+	Pos    Pos
+
+	HasNice bool
+}
+
+// RootGroup is the name of the root group in scenarios and output.
+const RootGroup = "/"
 
 // Task is a task declaration.
 type Task struct {
@@ -48,8 +83,11 @@ type Task struct {
 	Weight    uint64 // scaled down (1024 = nice 0); 0: from Nice
 	Slice     uint64 // requested custom slice (sched_runtime); 0: base slice
 	Policy    eevdf.Policy
+	Group     int // index into Scenario.Groups, -1 for the root group
 	Pos       Pos
 	hasWeight bool
+	groupName string // the group= attribute until the header is complete
+	groupPos  Pos
 }
 
 // OpKind is an operation word.
@@ -66,10 +104,16 @@ const (
 	OpRenice
 	OpSlice
 	OpForcePick
+	OpCgroup        // cgroup T G: move T to group G (sched_move_task)
+	OpCPUWeight     // cpu.weight G W
+	OpCPUWeightNice // cpu.weight.nice G N
+	OpCPUIdle       // cpu.idle G 0|1
+	OpCgroupMode    // cgroup_mode MODE
 	numOps
 )
 
-var opNames = [numOps]string{"new", "wakeup", "sleep", "schedule", "tick", "yield", "renice", "slice", "forcepick"}
+var opNames = [numOps]string{"new", "wakeup", "sleep", "schedule", "tick", "yield", "renice", "slice", "forcepick",
+	"cgroup", "cpu.weight", "cpu.weight.nice", "cpu.idle", "cgroup_mode"}
 
 func (k OpKind) String() string {
 	if k < numOps {
@@ -81,7 +125,7 @@ func (k OpKind) String() string {
 // takesTask reports whether the operation names a task.
 func (k OpKind) takesTask() bool {
 	switch k {
-	case OpNew, OpWakeup, OpRenice, OpSlice, OpForcePick:
+	case OpNew, OpWakeup, OpRenice, OpSlice, OpForcePick, OpCgroup:
 		return true
 	}
 	return false
@@ -98,11 +142,12 @@ func (k OpKind) picks() bool {
 
 // Op is one operation.
 type Op struct {
-	At   uint64 // task-clock time, ns
-	Kind OpKind
-	Task int   // index into Scenario.Tasks, -1 if none
-	Arg  int64 // renice: the nice value; slice: the runtime in ns
-	Pos  Pos
+	At    uint64 // task-clock time, ns
+	Kind  OpKind
+	Task  int   // index into Scenario.Tasks, -1 if none
+	Group int   // cgroup and the group ops: index into Scenario.Groups, -1 for the root
+	Arg   int64 // renice: the nice value; slice: the runtime in ns; cpu.weight(.nice), cpu.idle: the value; cgroup_mode: the mode
+	Pos   Pos
 }
 
 // Pos is a position in the scenario file.
@@ -113,8 +158,9 @@ type Pos struct {
 // Limits on what a scenario may declare, so that arbitrary input cannot
 // exhaust memory.
 const (
-	MaxTasks = 4096
-	MaxOps   = 10_000_000
+	MaxTasks  = 4096
+	MaxGroups = 4096
+	MaxOps    = 10_000_000
 )
 
 // Error is a parse or replay error at a position of the file.

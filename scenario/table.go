@@ -12,18 +12,24 @@ import (
 // vruntimes, deadlines and V relative to the first operation's V; the
 // state column shows R (running), Q (queued), D (delayed) or - (not
 // queued), followed by * when the task is eligible. A task that was never
-// created shows no vruntime, deadline or lag.
+// created shows no vruntime, deadline or lag. A scenario with task groups
+// adds each task's group and h_weight.
 type TableWriter struct {
-	tw    *tabwriter.Writer
-	base  uint64
-	based bool
-	err   error
+	tw     *tabwriter.Writer
+	base   uint64
+	based  bool
+	groups bool
+	err    error
 }
 
 // NewTableWriter returns a TableWriter writing to w. Call Flush at the end.
 func NewTableWriter(w io.Writer, sc *Scenario) *TableWriter {
-	t := &TableWriter{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)}
-	t.line("i", "t", "op", "V", "curr", "resched", "picked", "task", "state", "vruntime", "deadline", "vlag", "lag", "weight", "slice", "sum_exec")
+	t := &TableWriter{tw: tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight), groups: sc != nil && sc.HasGroups}
+	cols := []string{"i", "t", "op", "V", "curr", "resched", "picked", "task", "state", "vruntime", "deadline", "vlag", "lag", "weight", "slice", "sum_exec"}
+	if t.groups {
+		cols = append(cols, "group", "h_weight")
+	}
+	t.line(cols...)
 	return t
 }
 
@@ -96,10 +102,14 @@ func (t *TableWriter) Write(res *Result) error {
 		if !ts.Created {
 			vr, dl, lag = "", "", "" // never created: nothing to show
 		}
-		t.line(append(cols[:7:7], ts.Name, state, vr, dl,
+		row := append(cols[:7:7], ts.Name, state, vr, dl,
 			strconv.FormatInt(ts.VLag, 10), lag,
 			strconv.FormatUint(ts.Weight, 10), strconv.FormatUint(ts.Slice, 10),
-			strconv.FormatUint(ts.SumExec, 10))...)
+			strconv.FormatUint(ts.SumExec, 10))
+		if t.groups {
+			row = append(row, ts.Group, strconv.FormatUint(ts.HWeight, 10))
+		}
+		t.line(row...)
 	}
 	if len(res.Tasks) == 0 {
 		t.line(head...)
