@@ -18,7 +18,8 @@ const replayHelp = `Usage: fairclass replay FILE [flags]
 Replays the scenario FILE ("-" reads standard input) on the model and prints
 one JSON object per operation: i, t, op, task, V, curr, resched, picked and
 every declared task's on_rq, delayed, vruntime, deadline, vlag, lag,
-eligible, weight, slice and sum_exec. This is the format the kernel's own
+eligible, weight, slice and sum_exec; a scenario with task groups adds each
+task's group and h_weight and a groups array. This is the format the kernel's own
 fair.c prints in the same harness, so the two compare field by field.
 
 Flags:
@@ -34,6 +35,11 @@ Flags:
                         the kernel whose fair.c to follow (default v7.3, the
                         modelled mainline); v7.0 also wants
                         --features "NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"
+  --pelt[=raw]          keep and print the PELT signals: each task's and group's
+                        load_avg, runnable_avg, util_avg (groups also
+                        se_load_avg, tg_load_avg, tg_runnable_avg) and a root
+                        object; =raw adds the sums, period_contrib and
+                        last_update_time
   --trace FILE          also write a Chrome/Perfetto trace: open it in
                         https://ui.perfetto.dev (Open trace file); one track
                         per task, instants for wakeups, reschedule requests
@@ -51,6 +57,8 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	feat := fs.String("features", "", "")
 	trace := fs.String("trace", "", "")
 	kernel := fs.String("kernel", "v7.3", "")
+	var peltFlag peltMode
+	fs.Var(&peltFlag, "pelt", "")
 	files, code, done := parseArgs(fs, args, 1, "scenario file", replayHelp, stdout, stderr)
 	if done {
 		return code
@@ -62,6 +70,7 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 	opt.Kernel = k
+	opt.PELT, opt.PELTRaw = peltFlag != peltOff, peltFlag == peltRaw
 	switch *backend {
 	case "btree":
 		opt.Backend = eevdf.BTree
@@ -147,13 +156,54 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// peltMode is the --pelt flag: off, on (--pelt) or raw (--pelt=raw).
+type peltMode uint8
+
+const (
+	peltOff peltMode = iota
+	peltOn
+	peltRaw
+)
+
+func (m *peltMode) String() string {
+	switch *m {
+	case peltOn:
+		return "true"
+	case peltRaw:
+		return "raw"
+	}
+	return "false"
+}
+
+func (m *peltMode) Set(s string) error {
+	switch s {
+	case "true", "1":
+		*m = peltOn
+	case "raw":
+		*m = peltRaw
+	case "false", "0":
+		*m = peltOff
+	default:
+		return fmt.Errorf("want --pelt or --pelt=raw")
+	}
+	return nil
+}
+
+func (m *peltMode) IsBoolFlag() bool { return true }
+
 const scenarioHelp = `A scenario is a text file, one statement a line; # starts a comment.
 
 Header (before any operation):
   features TOKEN...     debugfs spelling, applied to the kernel defaults
   base_slice NS         sysctl_sched_base_slice (default 700000)
   hz N                  TICK_NSEC for the lag clamp (default 1000)
-  task NAME [nice=N | weight=W] [slice=NS] [policy=normal|batch|idle]
+  task NAME [nice=N | weight=W] [slice=NS] [policy=normal|batch|idle] [group=G]
+  group NAME [parent=P] [weight=W | nice=N] [idle]
+                        a task group (cgroup), created at time 0; parents come
+                        first; weight is cpu.weight 1..10000 (default 100)
+  cgroup_mode up|smp|concur|max|tasks
+                        the share function (default concur)
+  online_cpus N         num_online_cpus() as the share functions read it
 
 Operations, "AT_NS OP [ARGS]", times never decreasing:
   new T         wake_up_new_task: enqueue as new, then the wakeup check (WF_FORK)
@@ -165,6 +215,10 @@ Operations, "AT_NS OP [ARGS]", times never decreasing:
   renice T N    set_user_nice
   slice T NS    sched_setattr with sched_runtime = NS (0: the base slice)
   forcepick T   a core-scheduling forced pick of the queued task T
+  cgroup T G    sched_move_task: move T to group G (/ for the root)
+  cpu.weight G W, cpu.weight.nice G N, cpu.idle G 0|1
+                the cgroup files: sched_group_set_shares, sched_group_set_idle
+  cgroup_mode M switch the share function (effective at each group's next update)
 
 Nothing schedules implicitly: write schedule where the kernel would reach a
 preemption point.
