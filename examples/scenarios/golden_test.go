@@ -1,6 +1,7 @@
-// Package scenarios holds example scenarios of the seed threads; its test
-// replays each under every variant it documents and compares the output
-// with the committed golden table.
+// Package scenarios holds example scenarios of the seed threads and of
+// task groups; its test replays each under every variant it documents and
+// compares the output with the committed golden table (JSON lines for a
+// scenario replayed with --pelt).
 package scenarios
 
 import (
@@ -26,6 +27,13 @@ var variants = map[string][]string{
 	"seed003-join-lag":        {"", "PLACE_JOIN_LAG"},
 	"seed004-yield-loop":      {"", "YIELD_BUMP_DEADLINE", "YIELD_CLAMP_DEADLINE", "YIELD_FORFEIT_ALWAYS"},
 	"worked-replay":           {"", "NO_PREEMPT_SHORT"},
+	"groups-hierarchy":        {""},
+	"groups-build-order":      {""},
+	"groups-round-robin":      {""},
+	"groups-moves":            {""},
+	"groups-weight-tick":      {""},
+	"groups-idle":             {""},
+	"groups-tasks-mode":       {""},
 }
 
 func replayTable(t *testing.T, path, tokens string, backend eevdf.Backend) []byte {
@@ -44,8 +52,18 @@ func replayTable(t *testing.T, path, tokens string, backend eevdf.Backend) []byt
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
+	opt := scenario.Options{Backend: backend, Features: &fs}
+	// A scenario whose first line asks for --pelt has a JSON golden: the
+	// PELT signals are not in the table.
+	if first, _ := os.ReadFile(path); bytes.HasPrefix(first, []byte("# replay-flags: --pelt\n")) {
+		opt.PELT = true
+		if err := scenario.Replay(sc, opt, scenario.JSONWriter(&out)); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
 	tw := scenario.NewTableWriter(&out, sc)
-	if err := scenario.Replay(sc, scenario.Options{Backend: backend, Features: &fs}, tw.Write); err != nil {
+	if err := scenario.Replay(sc, opt, tw.Write); err != nil {
 		t.Fatal(err)
 	}
 	if err := tw.Flush(); err != nil {
