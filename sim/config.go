@@ -49,6 +49,14 @@ type Config struct {
 	CorePairs [][2]int
 	// CoreRule selects which sibling's pick sets a core's cookie.
 	CoreRule CoreRule
+	// Groups are the task groups (cgroups with the cpu controller),
+	// created in order before any task; a workload names its group in
+	// TaskOptions.Group. With groups every CPU's runqueue keeps PELT
+	// signals.
+	Groups []Group
+	// CgroupMode is the share function of the groups (default
+	// eevdf.ModeConcur).
+	CgroupMode eevdf.CgroupMode
 	// Workloads are the tasks to run, created in order.
 	Workloads []Workload
 	// ShareInterval, if positive, samples every task's CPU time at that
@@ -98,12 +106,15 @@ func LoadConfig(path string) (Config, error) {
 //	  "core_rule": "priority",        // or "leader"
 //	  "share_interval": "100ms",
 //	  "trace": false, "debug": false,
+//	  "groups": [{"name": "batch", "parent": "", "weight": 10, "nice": null, "idle": false}, ...],
+//	  "cgroup_mode": "concur",        // up, smp, concur, max, tasks
 //	  "workloads": [ WORKLOAD, ... ]
 //	}
 //
 // Every WORKLOAD object has a "kind", an optional "name", and the task
-// attributes "nice", "policy" ("normal", "batch", "idle"), "slice",
-// "cpus" (a list), "cookie" and "start". The other keys by kind (zero or
+// attributes "group" (a name from "groups"; default the root), "nice",
+// "policy" ("normal", "batch", "idle"), "slice", "cpus" (a list), "cookie"
+// and "start". The other keys by kind (zero or
 // absent means the default documented on the Go type):
 //
 //	cyclictest:   threads, interval, distance, duration, loops, work
@@ -143,6 +154,8 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		ShareInterval JSONDuration      `json:"share_interval"`
 		Trace         bool              `json:"trace"`
 		Debug         bool              `json:"debug"`
+		Groups        []jsonGroup       `json:"groups"`
+		CgroupMode    string            `json:"cgroup_mode"`
 		Workloads     []json.RawMessage `json:"workloads"`
 	}
 	if err := strictDecode(data, &jc); err != nil {
@@ -183,6 +196,18 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		cfg.Timeline = eevdf.RBTree
 	default:
 		return Config{}, fmt.Errorf("config: timeline %q: want btree or rbtree", jc.Timeline)
+	}
+	for _, g := range jc.Groups {
+		cfg.Groups = append(cfg.Groups, Group{Name: g.Name, Parent: g.Parent, Weight: g.Weight, Nice: g.Nice, Idle: g.Idle})
+	}
+	if jc.CgroupMode != "" {
+		m, err := eevdf.ParseCgroupMode(jc.CgroupMode)
+		if err != nil {
+			return Config{}, fmt.Errorf("config: %w", err)
+		}
+		cfg.CgroupMode = m
+	} else {
+		cfg.CgroupMode = eevdf.ModeConcur
 	}
 	for i, raw := range jc.Workloads {
 		w, dur, err := parseWorkload(raw, dir)
@@ -246,8 +271,18 @@ func (d JSONDuration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
 }
 
+// jsonGroup is one entry of "groups".
+type jsonGroup struct {
+	Name   string `json:"name"`
+	Parent string `json:"parent"`
+	Weight uint64 `json:"weight"`
+	Nice   *int   `json:"nice"`
+	Idle   bool   `json:"idle"`
+}
+
 // jsonTaskOpts are the task attributes every workload object may carry.
 type jsonTaskOpts struct {
+	Group  string       `json:"group"`
 	Nice   int          `json:"nice"`
 	Policy string       `json:"policy"`
 	Slice  JSONDuration `json:"slice"`
@@ -261,7 +296,8 @@ func (o *jsonTaskOpts) options() (TaskOptions, error) {
 	if err != nil {
 		return TaskOptions{}, err
 	}
-	return TaskOptions{Nice: o.Nice, Policy: p, Slice: time.Duration(o.Slice), CPUs: o.CPUs, Cookie: o.Cookie, Start: time.Duration(o.Start)}, nil
+	return TaskOptions{Nice: o.Nice, Policy: p, Slice: time.Duration(o.Slice), CPUs: o.CPUs, Cookie: o.Cookie,
+		Start: time.Duration(o.Start), Group: o.Group}, nil
 }
 
 // parsePolicy reads a fair-class policy name.

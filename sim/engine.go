@@ -109,6 +109,8 @@ const maxStepsAtOneTime = 1 << 20
 // independent Sims are.
 type Sim struct {
 	cfg       Config
+	hier      *eevdf.Hierarchy            // the task groups, nil without
+	groups    map[string]*eevdf.TaskGroup // by name
 	feat      features.Set
 	baseSlice uint64
 	tickNsec  uint64
@@ -220,14 +222,19 @@ func (s *Sim) configure() error {
 		return fmt.Errorf("unknown timeline backend %d", cfg.Timeline)
 	}
 
+	rqOpts := []eevdf.Option{
+		eevdf.WithFeatures(s.feat),
+		eevdf.WithBaseSlice(s.baseSlice),
+		eevdf.WithTickNsec(s.tickNsec),
+		eevdf.WithTimeline(cfg.Timeline),
+	}
+	if len(cfg.Groups) > 0 {
+		s.hier = eevdf.NewHierarchy(eevdf.WithCgroupMode(cfg.CgroupMode), eevdf.WithOnlineCPUs(cfg.CPUs))
+		rqOpts = append(rqOpts, eevdf.WithHierarchy(s.hier))
+	}
 	s.cpus = make([]cpu, cfg.CPUs)
 	for i := range s.cpus {
-		rq, err := eevdf.NewCfsRq(
-			eevdf.WithFeatures(s.feat),
-			eevdf.WithBaseSlice(s.baseSlice),
-			eevdf.WithTickNsec(s.tickNsec),
-			eevdf.WithTimeline(cfg.Timeline),
-		)
+		rq, err := eevdf.NewCfsRq(rqOpts...)
 		if err != nil {
 			return err
 		}
@@ -245,6 +252,9 @@ func (s *Sim) configure() error {
 		s.pairs = true
 	}
 
+	if err := s.makeGroups(cfg.Groups); err != nil {
+		return err
+	}
 	s.rng = rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
 	comp := newCompiler()
 	for wi, w := range cfg.Workloads {
@@ -312,11 +322,19 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	if err != nil {
 		return err
 	}
+	var group *eevdf.TaskGroup
+	if sp.Group != "" && sp.Group != "/" {
+		group = s.groups[sp.Group]
+		if group == nil {
+			return fmt.Errorf("unknown group %q", sp.Group)
+		}
+	}
 	se, err := eevdf.NewEntity(sp.Name,
 		eevdf.WithDefaultSlice(s.baseSlice),
 		eevdf.WithNice(sp.Nice),
 		eevdf.WithPolicy(sp.Policy),
-		eevdf.WithSlice(uint64(sp.Slice)))
+		eevdf.WithSlice(uint64(sp.Slice)),
+		eevdf.WithGroup(group))
 	if err != nil {
 		return err
 	}
@@ -543,4 +561,40 @@ func addSat(a, b uint64) uint64 {
 		return c
 	}
 	return ^uint64(0)
+}
+
+// makeGroups creates the configured task groups, parents first.
+func (s *Sim) makeGroups(gs []Group) error {
+	if len(gs) == 0 {
+		return nil
+	}
+	s.groups = map[string]*eevdf.TaskGroup{}
+	for _, g := range gs {
+		if _, dup := s.groups[g.Name]; dup {
+			return fmt.Errorf("group %q declared twice", g.Name)
+		}
+		var parent *eevdf.TaskGroup
+		if g.Parent != "" && g.Parent != "/" {
+			parent = s.groups[g.Parent]
+			if parent == nil {
+				return fmt.Errorf("group %q: parent %q is not declared before it", g.Name, g.Parent)
+			}
+		}
+		var opts []eevdf.GroupOption
+		if g.Weight != 0 {
+			opts = append(opts, eevdf.WithCPUWeight(g.Weight))
+		}
+		if g.Nice != nil {
+			opts = append(opts, eevdf.WithCPUWeightNice(*g.Nice))
+		}
+		if g.Idle {
+			opts = append(opts, eevdf.WithIdleGroup())
+		}
+		tg, err := s.hier.NewGroup(g.Name, parent, opts...)
+		if err != nil {
+			return fmt.Errorf("group %q: %w", g.Name, err)
+		}
+		s.groups[g.Name] = tg
+	}
+	return nil
 }

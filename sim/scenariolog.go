@@ -38,6 +38,27 @@ func (s *Sim) startScenarioLog(w io.Writer) error {
 		fmt.Fprintf(l.w, "features %s\n", d)
 	}
 	fmt.Fprintf(l.w, "base_slice %d\nhz %d\n", s.baseSlice, s.cfg.HZ)
+	if len(s.cfg.Groups) > 0 {
+		fmt.Fprintf(l.w, "cgroup_mode %s\n", s.cfg.CgroupMode)
+	}
+	for _, g := range s.cfg.Groups {
+		if !validScenarioName(g.Name) {
+			return fmt.Errorf("scenario log: group name %q (letters, digits, _ - . ; at most 64)", g.Name)
+		}
+		fmt.Fprintf(l.w, "group %s", g.Name)
+		if g.Parent != "" && g.Parent != "/" {
+			fmt.Fprintf(l.w, " parent=%s", g.Parent)
+		}
+		switch {
+		case g.Idle:
+			l.w.WriteString(" idle")
+		case g.Nice != nil:
+			fmt.Fprintf(l.w, " nice=%d", *g.Nice)
+		case g.Weight != 0:
+			fmt.Fprintf(l.w, " weight=%d", g.Weight)
+		}
+		l.w.WriteString("\n")
+	}
 	for i := range s.tasks {
 		t := &s.tasks[i]
 		if !validScenarioName(t.name) {
@@ -46,6 +67,9 @@ func (s *Sim) startScenarioLog(w io.Writer) error {
 		fmt.Fprintf(l.w, "task %s nice=%d policy=%s", t.name, t.se.Nice(), t.se.Policy())
 		if t.slice != 0 {
 			fmt.Fprintf(l.w, " slice=%d", t.slice)
+		}
+		if g := t.se.Group(); g != nil && g.Parent() != nil {
+			fmt.Fprintf(l.w, " group=%s", g.Name())
 		}
 		l.w.WriteString("\n")
 	}

@@ -24,27 +24,33 @@ func TestScenarioLogReplaysExactly(t *testing.T) {
 		tokens string
 		wake   time.Duration
 		w      []Workload
+		groups []Group
 	}{
 		{"cyclictest under hackbench", "", 0, []Workload{
 			Cyclictest(1, 2777*us, TaskOptions{Slice: 300 * us}),
 			&HackbenchWorkload{Groups: 1, Fds: 4, Loops: 1 << 20, Pipe: true, Capacity: 2, Options: TaskOptions{Slice: 5 * ms}},
-		}},
+		}, nil},
 		{"seed patches off, wakeup cost", "NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED", 5 * us, []Workload{
 			Cyclictest(2, 1000*us, TaskOptions{Slice: 200 * us}),
 			&HackbenchWorkload{Groups: 1, Fds: 3, Loops: 1 << 20, Pipe: true, Capacity: 1},
 			hog,
-		}},
+		}, nil},
 		{"yield loop, batch and idle, renice", "YIELD_FORFEIT_ALWAYS", 0, []Workload{
 			YieldLoop(20*ms, TaskOptions{}),
 			Stress(1, TaskOptions{Policy: 1}),
 			MassiveIntr(2, 3*ms, ms, TaskOptions{Policy: 2}),
 			nicer,
-		}},
+		}, nil},
+		{"task groups", "", 0, []Workload{
+			Cyclictest(1, 2777*us, TaskOptions{Slice: 300 * us}),
+			&HackbenchWorkload{Groups: 1, Fds: 3, Loops: 1 << 20, Pipe: true, Capacity: 2, Options: TaskOptions{Group: "bench"}},
+			Stress(2, TaskOptions{Group: "hogs"}),
+		}, []Group{{Name: "bench", Weight: 300}, {Name: "hogs", Parent: "bench", Weight: 20}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var log bytes.Buffer
 			s, err := New(Config{Duration: 60 * ms, WakeupCost: tc.wake, Features: featureSet(t, tc.tokens),
-				Workloads: tc.w, ScenarioLog: &log, Debug: true})
+				Workloads: tc.w, Groups: tc.groups, ScenarioLog: &log, Debug: true})
 			if err != nil {
 				t.Fatal(err)
 			}

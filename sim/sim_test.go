@@ -241,6 +241,21 @@ func TestNiceSplitsByWeight(t *testing.T) {
 	}
 }
 
+// Task groups split the CPU between groups first: two hogs in a group of
+// cpu.weight 50 against one in the root share the CPU 1:2 as groups, so
+// each grouped hog gets a sixth and the root hog two thirds.
+func TestGroupsSplitByWeight(t *testing.T) {
+	d := 5 * time.Second
+	r := run(t, Config{Duration: d, Groups: []Group{{Name: "low", Weight: 50}}, Workloads: []Workload{
+		Stress(1, TaskOptions{}), &StressWorkload{Label: "grouped", N: 2, Options: TaskOptions{Group: "low"}},
+	}})
+	for i, want := range []float64{2.0 / 3, 1.0 / 6, 1.0 / 6} {
+		if got := float64(r.Tasks[i].RuntimeNs) / float64(d); math.Abs(got-want) > 0.01 {
+			t.Errorf("%s: share %.4f, want %.4f", r.Tasks[i].Name, got, want)
+		}
+	}
+}
+
 // Seed 004: yield_loop against stress on one CPU, yielding for the first
 // 1 s of 6 (the thread: 5 s of 30; Example_yieldLoop runs that). With the
 // merged yield the hog never waits much longer than a slice (a tick,

@@ -24,6 +24,19 @@ type TaskOptions struct {
 	Cookie uint64
 	// Start is when the task is created (wake_up_new_task).
 	Start time.Duration
+	// Group names the task's group among Config.Groups ("" or "/": the
+	// root group).
+	Group string
+}
+
+// Group is a task group of the simulated machine (a cgroup with the cpu
+// controller).
+type Group struct {
+	Name   string
+	Parent string // "" or "/": the root group
+	Weight uint64 // cpu.weight 1..10000; 0: the default 100
+	Nice   *int   // cpu.weight.nice instead of Weight
+	Idle   bool   // cpu.idle 1
 }
 
 // TaskSpec describes one task: a name, its scheduling attributes and its
