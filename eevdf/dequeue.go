@@ -30,13 +30,16 @@ func (rq *CfsRq) Dequeue(se *SchedEntity, flags DequeueFlags) (bool, error) {
 	case flags&DequeueDelayed == 0 && flags&DequeueSleep != 0 && se.delayed:
 		return false, fmt.Errorf("%w: %s already sleeps", ErrDelayed, se.name)
 	}
-	return rq.dequeueTaskFair(se, flags), nil
+	if rq.pelt && !se.delayed {
+		rq.utilEstDequeue(se) // dequeue_task_fair: util_est_dequeue, then __dequeue_task
+	}
+	return rq.dequeueTask(se, flags), nil
 }
 
 // dequeueTaskFair is dequeue_task_fair: the utilization estimate leaves
 // the CPU unless the task is delayed (it left at the delay), then
 // __dequeue_task. The completion of a delayed dequeue by a pick goes to
-// __dequeue_task directly.
+// __dequeue_task directly. (Dequeue inlines the same two steps.)
 func (rq *CfsRq) dequeueTaskFair(se *SchedEntity, flags DequeueFlags) bool {
 	if rq.pelt && !se.delayed {
 		rq.utilEstDequeue(se)
@@ -81,7 +84,11 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 		rq.sumJlagSub(se) // while se still counts in the load
 	}
 
-	rq.dequeueHierarchy(se, flags)
+	if rq.pelt {
+		rq.dequeueHierarchy(se, flags)
+	} else {
+		rq.dequeueFlat(se, flags)
+	}
 
 	// The kernel makes the deadline relative and then removes se from the
 	// timeline; the order is reversed here, with the same result, because
@@ -103,4 +110,20 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 		}
 	}
 	return true
+}
+
+// dequeueFlat is dequeueHierarchy on a runqueue without groups or PELT:
+// the task's level alone.
+func (rq *CfsRq) dequeueFlat(se *SchedEntity, flags DequeueFlags) {
+	rq.updateCurr() // nothing left to charge at this clock
+	se.onRq = false
+	rq.loadWeight -= se.load.weight
+	rq.nrQueued--
+	if flags&(DequeueSleep|DequeueDelayed) != 0 || !se.delayed {
+		rq.hNrRunnable-- // a delayed task saved for a change was not runnable
+	}
+	rq.hNrQueued--
+	if se.policy == PolicyIdle {
+		rq.hNrIdle--
+	}
 }

@@ -84,7 +84,12 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 	// (An on_rq delayed entity enqueued without EnqueueDelayed would be
 	// requeued here; Enqueue refuses an on_rq entity, so it cannot happen.)
 
-	w := rq.enqueueHierarchy(se, flags)
+	var w uint64
+	if rq.pelt {
+		w = rq.enqueueHierarchy(se, flags)
+	} else {
+		w = rq.enqueueFlat(se, flags)
+	}
 	if !isCurr {
 		rq.reweightEevdf(se, w, false)
 		rq.placeEntity(se, flags|enqueueQueued)
@@ -94,6 +99,27 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 		rq.enqueueEntity(se)
 	}
 	rq.nrRunning++
+}
+
+// enqueueFlat is enqueueHierarchy on a runqueue without groups or PELT:
+// the task's level alone, the only one there is.
+func (rq *CfsRq) enqueueFlat(se *SchedEntity, flags EnqueueFlags) uint64 {
+	rq.updateCurr() // nothing left to charge at this clock
+	se.rq = rq
+	rq.loadWeight += se.load.weight
+	rq.nrQueued++
+	if flags&EnqueueMigrated != 0 {
+		se.execStart = 0
+	}
+	se.onRq = true
+	if flags&EnqueueWakeup != 0 || !se.delayed {
+		rq.hNrRunnable++ // a delayed task restored after a save stays not runnable
+	}
+	rq.hNrQueued++
+	if se.policy == PolicyIdle {
+		rq.hNrIdle++
+	}
+	return calcPropWeight(se)
 }
 
 // calcPropWeight is __calc_prop_weight for a task of the root group:

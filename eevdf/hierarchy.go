@@ -144,6 +144,8 @@ func (rq *CfsRq) onlineGroup(g *TaskGroup) {
 // on_rq the group entities that were not, and return the effective weight
 // folded from the loads as they are after the walk (the kernel folds
 // level by level; no level's update changes what a lower level reads).
+// It runs on a runqueue that keeps PELT; enqueueFlat is the same
+// accounting for one that does not (and so has no groups).
 func (rq *CfsRq) enqueueHierarchy(se *SchedEntity, flags EnqueueFlags) uint64 {
 	runnable, idle := 1, 0
 	if flags&EnqueueWakeup == 0 && se.delayed {
@@ -157,9 +159,7 @@ func (rq *CfsRq) enqueueHierarchy(se *SchedEntity, flags EnqueueFlags) uint64 {
 	on := rq.taskGroupRq(se)
 	q := rq.queueOf(on)
 	// enqueue_entity for the task.
-	if rq.pelt {
-		rq.updateLoadAvgTask(se, on, updateTG|doAttach)
-	}
+	rq.updateLoadAvgTask(se, on, updateTG|doAttach)
 	q.loadWeight += se.load.weight
 	q.nrQueued++
 	if flags&EnqueueMigrated != 0 {
@@ -210,7 +210,8 @@ func (rq *CfsRq) enqueueGroupEntity(g *groupRq) {
 // dequeueHierarchy is dequeue_hierarchy: uncount se on every level; a group
 // entity whose queue became empty leaves its parent's queue, and from the
 // first level that keeps load on, the entities stay and only get their
-// PELT and weight updates.
+// PELT and weight updates. Like enqueueHierarchy it runs on a runqueue
+// that keeps PELT (dequeueFlat otherwise).
 func (rq *CfsRq) dequeueHierarchy(se *SchedEntity, flags DequeueFlags) {
 	sleep := flags&DequeueSleep != 0
 	completing := flags&DequeueDelayed != 0
@@ -225,16 +226,14 @@ func (rq *CfsRq) dequeueHierarchy(se *SchedEntity, flags DequeueFlags) {
 	on := rq.taskGroupRq(se)
 	q := rq.queueOf(on)
 	// dequeue_entity for the task.
-	if rq.pelt {
-		action := updateTG
-		if flags&dequeueMigrating != 0 {
-			action |= doDetach
-		}
-		if sleep && !completing {
-			action |= updateUtilEst
-		}
-		rq.updateLoadAvgTask(se, on, action)
+	action := updateTG
+	if flags&dequeueMigrating != 0 {
+		action |= doDetach
 	}
+	if sleep && !completing {
+		action |= updateUtilEst
+	}
+	rq.updateLoadAvgTask(se, on, action)
 	se.onRq = false
 	q.loadWeight -= se.load.weight
 	q.nrQueued--
@@ -283,6 +282,14 @@ func (rq *CfsRq) dequeueGroupEntity(g *groupRq) {
 // addRunnable adds d to h_nr_runnable on every level of se's path: the
 // kernel's set_delayed and clear_delayed.
 func (rq *CfsRq) addRunnable(se *SchedEntity, d int) {
+	if rq.h == nil {
+		rq.hNrRunnable += d
+		return
+	}
+	rq.addRunnableLevels(se, d)
+}
+
+func (rq *CfsRq) addRunnableLevels(se *SchedEntity, d int) {
 	on := rq.taskGroupRq(se)
 	rq.queueOf(on).hNrRunnable += d
 	for g := on; g != nil; g = g.parent {
