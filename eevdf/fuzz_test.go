@@ -103,15 +103,7 @@ func newHarnessOn(t testing.TB, data []byte, backend int) (*harness, *byteReader
 	h := &harness{t: t, rq: rq, sleepLag: map[*SchedEntity]int64{}, hasFloor: map[*SchedEntity]bool{}, yieldMode: yield}
 	n := 2 + int(r.next()%10)
 	for i := 0; i < n; i++ {
-		var opts []EntityOption
-		switch k := r.next(); k % 4 {
-		case 1:
-			opts = append(opts, WithNice(int(k/4)%40-20))
-		case 2:
-			opts = append(opts, WithSlice(uint64(r.next())*40000))
-		case 3:
-			opts = append(opts, WithPolicy(Policy(k/4%3)))
-		}
+		opts := fuzzEntityOptions(r)
 		se, err := NewEntity(fmt.Sprintf("T%d", i), append(opts, WithDefaultSlice(rq.baseSlice))...)
 		if err != nil {
 			t.Fatal(err)
@@ -121,6 +113,20 @@ func newHarnessOn(t testing.TB, data []byte, backend int) (*harness, *byteReader
 	}
 	h.logf("features %s, backend %v, kernel %v, %d tasks", fs.Diff(features.Default()), rq.backend, rq.kernel, n)
 	return h, r
+}
+
+// fuzzEntityOptions decodes one task's attributes: a nice value, a custom
+// slice or a policy, or none.
+func fuzzEntityOptions(r *byteReader) []EntityOption {
+	switch k := r.next(); k % 4 {
+	case 1:
+		return []EntityOption{WithNice(int(k/4)%40 - 20)}
+	case 2:
+		return []EntityOption{WithSlice(uint64(r.next()) * 40000)}
+	case 3:
+		return []EntityOption{WithPolicy(Policy(k / 4 % 3))}
+	}
+	return nil
 }
 
 func (h *harness) logf(format string, args ...any) {

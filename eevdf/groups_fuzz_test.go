@@ -69,15 +69,7 @@ func newGroupHarness(t testing.TB, data []byte, backend Backend) (*groupHarness,
 	}
 	n := 2 + int(r.next()%8)
 	for i := 0; i < n; i++ {
-		var opts []EntityOption
-		switch k := r.next(); k % 4 {
-		case 1:
-			opts = append(opts, WithNice(int(k/4)%40-20))
-		case 2:
-			opts = append(opts, WithSlice(uint64(r.next())*40000))
-		case 3:
-			opts = append(opts, WithPolicy(Policy(k/4%3)))
-		}
+		opts := fuzzEntityOptions(r)
 		if gi := int(r.next()) % (ng + 1); gi < ng {
 			opts = append(opts, WithGroup(gh.groups[gi]))
 		}
