@@ -200,7 +200,7 @@ func (p *parser) parseTask(ws []word) error {
 	if len(p.sc.Tasks) >= MaxTasks {
 		return p.errAt(ws[0].col, "more than %d tasks", MaxTasks)
 	}
-	t := Task{Name: name, Pos: Pos{p.line, ws[0].col}, Group: -1}
+	t := Task{Name: name, Pos: Pos{p.line, ws[0].col}}
 	seen := map[string]bool{}
 	for _, w := range ws[2:] {
 		key, val, ok := strings.Cut(w.s, "=")
@@ -290,7 +290,7 @@ func (p *parser) parseOp(ws []word) error {
 			return err
 		}
 	}
-	op := Op{At: at, Kind: kind, Task: -1, Group: -1, Pos: Pos{p.line, ws[0].col}}
+	op := Op{At: at, Kind: kind, Task: -1, Pos: Pos{p.line, ws[0].col}}
 	args := ws[2:]
 	want := 0
 	switch kind {
@@ -395,7 +395,7 @@ func (p *parser) parseGroup(ws []word) error {
 	if len(p.sc.Groups) >= MaxGroups {
 		return p.errAt(ws[0].col, "more than %d groups", MaxGroups)
 	}
-	g := Group{Name: name, Parent: -1, Pos: Pos{p.line, ws[0].col}}
+	g := Group{Name: name, Pos: Pos{p.line, ws[0].col}}
 	seen := map[string]bool{}
 	for _, w := range ws[2:] {
 		key, val, ok := strings.Cut(w.s, "=")
@@ -421,7 +421,7 @@ func (p *parser) parseGroup(ws []word) error {
 			if !ok {
 				return p.errAt(vcol, "group %s: parent %q is not declared before it (parents come first, so no cycle of parents is possible)", name, val)
 			}
-			g.Parent = i
+			g.Parent = i + 1
 		case "weight":
 			n, err := strconv.ParseUint(val, 10, 64)
 			if err != nil || n < eevdf.CPUWeightMin || n > eevdf.CPUWeightMax {
@@ -455,20 +455,20 @@ func (p *parser) parseGroup(ws []word) error {
 	return nil
 }
 
-// groupRef resolves a group name of an operation; "/" (the root) only
-// where root is allowed.
+// groupRef resolves a group name of an operation to its reference (0 for
+// the root, else 1 + its index); "/" only where the root is allowed.
 func (p *parser) groupRef(w word, root bool) (int, error) {
 	if w.s == RootGroup {
 		if !root {
 			return 0, p.errAt(w.col, "the root group / has fixed shares and cannot be idle (the kernel returns EINVAL)")
 		}
-		return -1, nil
+		return 0, nil
 	}
 	i, ok := p.groups[w.s]
 	if !ok {
 		return 0, p.errAt(w.col, "undeclared group %q", w.s)
 	}
-	return i, nil
+	return i + 1, nil
 }
 
 // groupValue parses the value of cpu.weight, cpu.weight.nice or cpu.idle.
@@ -501,7 +501,7 @@ func (p *parser) groupValue(kind OpKind, w word) (int64, error) {
 func (p *parser) closeHeader() error {
 	for i := range p.sc.Tasks {
 		t := &p.sc.Tasks[i]
-		if t.groupName == "" || t.Group >= 0 {
+		if t.groupName == "" || t.Group > 0 {
 			continue
 		}
 		if t.groupName == RootGroup {
@@ -512,7 +512,7 @@ func (p *parser) closeHeader() error {
 		if !ok {
 			return &Error{File: p.sc.Name, Pos: t.groupPos, Msg: fmt.Sprintf("task %s: undeclared group %q", t.Name, t.groupName)}
 		}
-		t.Group = g
+		t.Group = g + 1
 		p.sc.HasGroups = true
 	}
 	return nil

@@ -185,3 +185,73 @@ func FuzzScenario(f *testing.F) {
 		}
 	})
 }
+
+// A Scenario built in Go rather than parsed: the zero values mean the
+// root group and no custom slice, and a reference outside the declared
+// tasks or groups is an *Error, never a panic.
+func TestBuiltScenarioReferences(t *testing.T) {
+	base := func() *Scenario {
+		return &Scenario{Name: "built", Features: features.Default(), BaseSlice: 700000, HZ: 1000,
+			Tasks: []Task{{Name: "A"}, {Name: "B", Nice: 5}}}
+	}
+	sc := base()
+	sc.Ops = []Op{{Kind: OpNew, Task: 0}, {Kind: OpNew, Task: 1}, {Kind: OpSchedule}, {At: 1000000, Kind: OpTick}}
+	var out bytes.Buffer
+	tw := NewTableWriter(&out, sc)
+	if err := Replay(sc, Options{}, tw.Write); err != nil {
+		t.Fatalf("zero-valued tasks: %v", err)
+	}
+	if err := tw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "group") {
+		t.Errorf("a scenario without groups printed group columns:\n%s", out.String())
+	}
+
+	bad := []struct {
+		name  string
+		edit  func(*Scenario)
+		want  string
+		steps int
+	}{
+		{"task group out of range", func(sc *Scenario) { sc.Tasks[0].Group = 1 }, "built:0:0: task A: group reference 1", -1},
+		{"negative task group", func(sc *Scenario) { sc.Tasks[1].Group = -1 }, "built:0:0: task B: group reference -1", -1},
+		{"parent after its child", func(sc *Scenario) {
+			sc.Groups = []Group{{Name: "g", Parent: 1}}
+			sc.HasGroups = true
+		}, "built:0:0: group g: parent reference 1", -1},
+		{"task out of range", func(sc *Scenario) { sc.Ops = []Op{{Kind: OpNew, Task: 2}} }, "built:0:0: new: task reference 2", 0},
+		{"unknown operation", func(sc *Scenario) { sc.Ops = []Op{{Kind: numOps}} }, "built:0:0: unknown operation", 0},
+		{"group op without groups", func(sc *Scenario) { sc.Ops = []Op{{Kind: OpCPUWeight, Arg: 100}} }, "built:0:0: cpu.weight: the scenario declares no groups", 0},
+		{"cgroup_mode without groups", func(sc *Scenario) { sc.Ops = []Op{{Kind: OpCgroupMode}} }, "built:0:0: cgroup_mode: the scenario declares no groups", 0},
+		{"weight write on the root", func(sc *Scenario) {
+			sc.Groups, sc.HasGroups = []Group{{Name: "g"}}, true
+			sc.Ops = []Op{{Kind: OpCPUWeight, Group: 0, Arg: 100}}
+		}, "built:0:0: cpu.weight: the root group", 0},
+		{"group op out of range", func(sc *Scenario) {
+			sc.Groups, sc.HasGroups = []Group{{Name: "g"}}, true
+			sc.Ops = []Op{{Kind: OpCgroup, Task: 0, Group: 2}}
+		}, "built:0:0: cgroup: group reference 2", 0},
+	}
+	for _, tt := range bad {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := base()
+			tt.edit(sc)
+			r, err := NewReplayer(sc, Options{})
+			if tt.steps < 0 {
+				if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+					t.Fatalf("NewReplayer: err = %v, want prefix %q", err, tt.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = r.Step()
+			var e *Error
+			if !errors.As(err, &e) || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("Step: err = %v, want an *Error with prefix %q", err, tt.want)
+			}
+		})
+	}
+}

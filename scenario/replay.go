@@ -131,10 +131,13 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 	r := &Replayer{sc: sc, rq: rq, h: h, opt: opt, ses: make([]*eevdf.SchedEntity, len(sc.Tasks)), created: make([]bool, len(sc.Tasks))}
 	// Groups are created at time 0 in declaration order, each followed by
 	// its weight write and then its idle write.
-	for _, g := range sc.Groups {
+	for i, g := range sc.Groups {
 		var parent *eevdf.TaskGroup
-		if g.Parent >= 0 {
-			parent = r.tgs[g.Parent]
+		switch {
+		case g.Parent < 0 || g.Parent > i:
+			return nil, &Error{File: sc.Name, Pos: g.Pos, Msg: fmt.Sprintf("group %s: parent reference %d is neither the root (0) nor an earlier group (1..%d)", g.Name, g.Parent, i)}
+		case g.Parent > 0:
+			parent = r.tgs[g.Parent-1]
 		}
 		var gopts []eevdf.GroupOption
 		switch {
@@ -154,8 +157,11 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 	}
 	for i, t := range sc.Tasks {
 		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(sc.BaseSlice), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
-		if t.Group >= 0 {
-			opts = append(opts, eevdf.WithGroup(r.tgs[t.Group]))
+		switch {
+		case t.Group < 0 || t.Group > len(r.tgs):
+			return nil, &Error{File: sc.Name, Pos: t.Pos, Msg: fmt.Sprintf("task %s: group reference %d is neither the root (0) nor a declared group (1..%d)", t.Name, t.Group, len(r.tgs))}
+		case t.Group > 0:
+			opts = append(opts, eevdf.WithGroup(r.tgs[t.Group-1]))
 		}
 		if t.hasWeight {
 			opts = append(opts, eevdf.WithWeight(t.Weight))
@@ -208,8 +214,23 @@ func (r *Replayer) apply(op Op) error {
 		return err
 	}
 	var se *eevdf.SchedEntity
-	if op.Task >= 0 {
+	switch {
+	case op.Kind >= numOps:
+		return fmt.Errorf("unknown operation %d", op.Kind)
+	case op.Kind.takesTask() && (op.Task < 0 || op.Task >= len(r.ses)):
+		return fmt.Errorf("%s: task reference %d outside the %d declared tasks", op.Kind, op.Task, len(r.ses))
+	case op.Kind.takesTask():
 		se = r.ses[op.Task]
+	}
+	if op.Kind.takesGroup() {
+		switch {
+		case r.h == nil:
+			return fmt.Errorf("%s: the scenario declares no groups", op.Kind)
+		case op.Group < 0 || op.Group > len(r.tgs):
+			return fmt.Errorf("%s: group reference %d is neither the root (0) nor a declared group (1..%d)", op.Kind, op.Group, len(r.tgs))
+		case op.Group == 0 && op.Kind != OpCgroup:
+			return fmt.Errorf("%s: the root group / has fixed shares and cannot be idle", op.Kind)
+		}
 	}
 	curr := rq.Curr()
 	switch op.Kind {
@@ -284,23 +305,27 @@ func (r *Replayer) apply(op Op) error {
 		// sched_move_task; nothing if the task is already in the group.
 		return rq.MoveToGroup(se, r.group(op.Group))
 	case OpCPUWeight:
-		return r.tgs[op.Group].SetCPUWeight(uint64(op.Arg))
+		return r.group(op.Group).SetCPUWeight(uint64(op.Arg))
 	case OpCPUWeightNice:
-		return r.tgs[op.Group].SetCPUWeightNice(int(op.Arg))
+		return r.group(op.Group).SetCPUWeightNice(int(op.Arg))
 	case OpCPUIdle:
-		return r.tgs[op.Group].SetIdle(op.Arg == 1)
+		return r.group(op.Group).SetIdle(op.Arg == 1)
 	case OpCgroupMode:
+		if r.h == nil {
+			return errors.New("cgroup_mode: the scenario declares no groups")
+		}
 		r.h.SetMode(eevdf.CgroupMode(op.Arg))
 	}
 	return nil
 }
 
-// group returns the i-th declared group, the root for -1.
+// group resolves a checked group reference: the root for 0, else the
+// (i-1)-th declared group.
 func (r *Replayer) group(i int) *eevdf.TaskGroup {
-	if i < 0 {
+	if i == 0 {
 		return r.h.Root()
 	}
-	return r.tgs[i]
+	return r.tgs[i-1]
 }
 
 func (r *Replayer) fill(i int, op Op) {
@@ -308,7 +333,7 @@ func (r *Replayer) fill(i int, op Op) {
 	res := &r.res
 	res.I, res.T, res.Op = i, op.At, op.Kind
 	res.Task = ""
-	if op.Task >= 0 {
+	if op.Kind.takesTask() {
 		res.Task = r.sc.Tasks[op.Task].Name
 	}
 	res.V = rq.V()

@@ -64,7 +64,7 @@ type Scenario struct {
 // nice=N] [idle]`.
 type Group struct {
 	Name   string
-	Parent int    // index into Scenario.Groups, -1 for the root
+	Parent int    // 0: the root; otherwise 1 + an index into Scenario.Groups of an earlier group
 	Weight uint64 // cpu.weight written after creation, 0 if none
 	Nice   int    // cpu.weight.nice written after creation, if HasNice
 	Idle   bool   // cpu.idle 1 written last
@@ -83,7 +83,7 @@ type Task struct {
 	Weight    uint64 // scaled down (1024 = nice 0); 0: from Nice
 	Slice     uint64 // requested custom slice (sched_runtime); 0: base slice
 	Policy    eevdf.Policy
-	Group     int // index into Scenario.Groups, -1 for the root group
+	Group     int // 0: the root group; otherwise 1 + an index into Scenario.Groups
 	Pos       Pos
 	hasWeight bool
 	groupName string // the group= attribute until the header is complete
@@ -131,6 +131,15 @@ func (k OpKind) takesTask() bool {
 	return false
 }
 
+// takesGroup reports whether the operation names a group.
+func (k OpKind) takesGroup() bool {
+	switch k {
+	case OpCgroup, OpCPUWeight, OpCPUWeightNice, OpCPUIdle:
+		return true
+	}
+	return false
+}
+
 // picks reports whether the operation ends in a pick (reported in "picked").
 func (k OpKind) picks() bool {
 	switch k {
@@ -145,7 +154,7 @@ type Op struct {
 	At    uint64 // task-clock time, ns
 	Kind  OpKind
 	Task  int   // index into Scenario.Tasks, -1 if none
-	Group int   // cgroup and the group ops: index into Scenario.Groups, -1 for the root
+	Group int   // cgroup and the group ops: 0 for the root, else 1 + an index into Scenario.Groups
 	Arg   int64 // renice: the nice value; slice: the runtime in ns; cpu.weight(.nice), cpu.idle: the value; cgroup_mode: the mode
 	Pos   Pos
 }
