@@ -44,6 +44,13 @@ type Config struct {
 	// task makes progress; it is charged to that task, as the kernel charges
 	// whatever runs after its exec_start.
 	SwitchCost time.Duration
+	// StartJitter, if positive, delays each task's creation by a uniform
+	// draw from [0, StartJitter) of the seeded generator, drawn in creation
+	// order: the phase of task creation against the tick and against the
+	// other tasks, which differs from one run of a real machine to the
+	// next. With it, different seeds give different runs of built-in
+	// workloads that have no random phases of their own.
+	StartJitter time.Duration
 	// CorePairs makes pairs of CPUs SMT siblings under core scheduling
 	// (see the package documentation for the rule).
 	CorePairs [][2]int
@@ -102,6 +109,7 @@ func LoadConfig(path string) (Config, error) {
 //	  "hz": 1000,
 //	  "timeline": "btree",            // or "rbtree"
 //	  "wakeup_cost": "0", "switch_cost": "0",
+//	  "start_jitter": "1ms",          // Config.StartJitter
 //	  "core_pairs": [[0, 1]],
 //	  "core_rule": "priority",        // or "leader"
 //	  "share_interval": "100ms",
@@ -149,6 +157,7 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		Timeline      string            `json:"timeline"`
 		WakeupCost    JSONDuration      `json:"wakeup_cost"`
 		SwitchCost    JSONDuration      `json:"switch_cost"`
+		StartJitter   JSONDuration      `json:"start_jitter"`
 		CorePairs     [][2]int          `json:"core_pairs"`
 		CoreRule      string            `json:"core_rule"`
 		ShareInterval JSONDuration      `json:"share_interval"`
@@ -169,6 +178,7 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		HZ:            jc.HZ,
 		WakeupCost:    time.Duration(jc.WakeupCost),
 		SwitchCost:    time.Duration(jc.SwitchCost),
+		StartJitter:   time.Duration(jc.StartJitter),
 		CorePairs:     jc.CorePairs,
 		ShareInterval: time.Duration(jc.ShareInterval),
 		Trace:         jc.Trace,

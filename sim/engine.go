@@ -211,8 +211,8 @@ func (s *Sim) configure() error {
 		return fmt.Errorf("hz %d outside 1..100000", cfg.HZ)
 	}
 	s.tickNsec = eevdf.TickNsecForHZ(uint64(cfg.HZ))
-	if cfg.WakeupCost < 0 || cfg.SwitchCost < 0 || cfg.ShareInterval < 0 {
-		return fmt.Errorf("negative cost or sample interval")
+	if cfg.WakeupCost < 0 || cfg.SwitchCost < 0 || cfg.ShareInterval < 0 || cfg.StartJitter < 0 {
+		return fmt.Errorf("negative cost, sample interval or start jitter")
 	}
 	s.wakeCost, s.swCost = uint64(cfg.WakeupCost), uint64(cfg.SwitchCost)
 	if cfg.CoreRule > CoreLeader {
@@ -338,6 +338,13 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	if err != nil {
 		return err
 	}
+	start := uint64(sp.Start)
+	if j := uint64(s.cfg.StartJitter); j > 0 {
+		if start > ^uint64(0)-j {
+			return fmt.Errorf("start %v plus the start jitter overflows", sp.Start)
+		}
+		start += s.randN(j)
+	}
 	idx := int32(len(s.tasks))
 	t := task{
 		name:      sp.Name,
@@ -350,7 +357,7 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 		pinned:    -1,
 		cookie:    sp.Cookie,
 		slice:     uint64(sp.Slice),
-		start:     uint64(sp.Start),
+		start:     start,
 		cpu:       -1,
 		lastReply: -1,
 	}
@@ -360,7 +367,7 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	t.lat = make([]uint64, 0, latencyCapacity(prog, s.stop))
 	s.tasks = append(s.tasks, t)
 	se.SetData(idx)
-	s.post(uint64(sp.Start), evStart, idx, -1, 0)
+	s.post(start, evStart, idx, -1, 0)
 	return nil
 }
 

@@ -102,6 +102,44 @@ func TestDeterminism(t *testing.T) {
 	}
 }
 
+// StartJitter makes the seed matter to workloads without random phases:
+// each task is created within [0, StartJitter), the same moments for the
+// same seed, different ones for another.
+func TestStartJitterDrawsCreationTimes(t *testing.T) {
+	cfg := func(seed uint64, jitter time.Duration) Config {
+		return Config{Seed: seed, CPUs: 2, Duration: 200 * time.Millisecond, StartJitter: jitter,
+			Workloads: []Workload{
+				Cyclictest(1, 2777*time.Microsecond, TaskOptions{}),
+				&HackbenchWorkload{Groups: 1, Fds: 4, Loops: 1 << 20, Pipe: true, Capacity: 3},
+			}}
+	}
+	unseeded := func(r *Report) []byte { r.Seed = 0; return reportBytes(t, r) }
+	plain := unseeded(run(t, cfg(1, 0)))
+	if other := unseeded(run(t, cfg(2, 0))); !bytes.Equal(plain, other) {
+		t.Fatal("without start jitter or random phases, the seed changed the run")
+	}
+	a := run(t, cfg(1, time.Millisecond))
+	if !bytes.Equal(reportBytes(t, a), reportBytes(t, run(t, cfg(1, time.Millisecond)))) {
+		t.Fatal("the same seed gave different reports")
+	}
+	if bytes.Equal(unseeded(a), unseeded(run(t, cfg(2, time.Millisecond)))) {
+		t.Fatal("seeds 1 and 2 gave identical reports with start jitter")
+	}
+	distinct := map[uint64]bool{}
+	for _, w := range a.Workloads {
+		if w.StartNs >= uint64(time.Millisecond) {
+			t.Errorf("workload %s starts at %d ns, outside [0, 1 ms)", w.Name, w.StartNs)
+		}
+		distinct[w.StartNs] = true
+	}
+	if len(distinct) < 2 {
+		t.Errorf("both workloads start at the same moment %v", distinct)
+	}
+	if _, err := Simulate(Config{Duration: time.Second, StartJitter: -1, Workloads: []Workload{Stress(1, TaskOptions{})}}); err == nil {
+		t.Error("a negative start jitter was accepted")
+	}
+}
+
 func TestCyclictestAlone(t *testing.T) {
 	const d, interval = time.Second, 1000 * us
 	for _, tc := range []struct {

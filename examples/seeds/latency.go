@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,33 +35,39 @@ func latencyMachine(o options) machine {
 	return machine{cpus: 8, switchCost: switchCost} // the threads' Snapdragon RB5 has 8 CPUs
 }
 
-// runLatency simulates every column and prints the table; it returns the
-// summaries in column order.
-func runLatency(o options, w io.Writer, progress func(float64), id string, d time.Duration, cols []latencyColumn) ([]sim.LatencySummary, error) {
+// runLatency simulates every column in every seed and prints the table of
+// the first seed; it returns the summaries by seed, then column.
+func runLatency(o options, w io.Writer, progress func(float64), id string, d time.Duration, cols []latencyColumn) ([][]sim.LatencySummary, error) {
 	m := latencyMachine(o)
 	var cfgs []sim.Config
-	for _, c := range cols {
-		ct := sim.Cyclictest(1, 2777*time.Microsecond, sim.TaskOptions{Slice: c.ctSlice})
-		hb := sim.Hackbench(2, 20, 16000000, true, true, sim.TaskOptions{Slice: c.hbSlice})
-		cfgs = append(cfgs, m.config(o, d, parse(c.tokens), ct, hb))
+	for _, seed := range o.seedList() {
+		for _, c := range cols {
+			ct := sim.Cyclictest(1, 2777*time.Microsecond, sim.TaskOptions{Slice: c.ctSlice})
+			hb := sim.Hackbench(2, 20, 16000000, true, true, sim.TaskOptions{Slice: c.hbSlice})
+			cfgs = append(cfgs, m.config(seed, d, parse(c.tokens), ct, hb))
+		}
 	}
 	reports, err := sweep(cfgs, progress)
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "machine: %s; %v simulated\n", m, d)
-	fmt.Fprintf(w, "workload: hackbench -T -p -l 16000000 -g 2 & cyclictest -t 1 -i 2777 --policy=fair\n\n")
-	var table []sim.LatencyColumn
-	var sums []sim.LatencySummary
-	var series []plot.Series
+	sums := make([][]sim.LatencySummary, o.runs)
 	for i, r := range reports {
-		ct := r.Workloads[0]
-		table = append(table, sim.LatencyColumn{Title: cols[i].title, Summary: *ct.Latency})
-		sums = append(sums, *ct.Latency)
-		series = append(series, plot.Series{Name: cols[i].title, Samples: ct.Samples})
-		if err := save(o, "seed"+id+"-"+cols[i].slug, r); err != nil {
+		k, c := i/len(cols), i%len(cols)
+		sums[k] = append(sums[k], *r.Workloads[0].Latency)
+		if err := save(o, fmt.Sprintf("seed%s-%s-s%d", id, cols[c].slug, o.seedList()[k]), r); err != nil {
 			return nil, err
 		}
+	}
+	fmt.Fprintf(w, "machine: %s; %v simulated\n", m, d)
+	fmt.Fprintf(w, "workload: hackbench -T -p -l 16000000 -g 2 & cyclictest -t 1 -i 2777 --policy=fair\n")
+	fmt.Fprintf(w, "the table is simulation seed %d's; the verdicts below are over %s\n\n", o.seed, o.seedsText())
+	var table []sim.LatencyColumn
+	var series []plot.Series
+	for c, r := range reports[:len(cols)] {
+		ct := r.Workloads[0]
+		table = append(table, sim.LatencyColumn{Title: cols[c].title, Summary: *ct.Latency})
+		series = append(series, plot.Series{Name: cols[c].title, Samples: ct.Samples})
 	}
 	row := func(label string, cell func(c latencyColumn) string) {
 		fmt.Fprintf(w, "%-23s ", label)
@@ -92,14 +96,9 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 	}
 	fmt.Fprintln(w)
 	if o.out != "" {
-		f, err := os.Create(filepath.Join(o.out, "seed"+id+"-latency-cdf.png"))
-		if err != nil {
-			return nil, err
-		}
-		err = plot.LatencyCDF(f, series, plot.Options{Title: "seed " + id + ": cyclictest latency", LogX: true})
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
+		err := writePNG(o, "seed"+id+"-latency-tail.png", func(w io.Writer) error {
+			return plot.LatencyTail(w, series, plot.Options{Title: fmt.Sprintf("seed %s: cyclictest latency tail (simulation seed %d)", id, o.seed)})
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -120,16 +119,21 @@ func sliceMs(s time.Duration, m machine) string {
 func threadColumns(before, patched, patchTitle string) []latencyColumn {
 	const ct, hb = 8 * time.Millisecond, 20 * time.Millisecond
 	return []latencyColumn{
-		{title: "before", tokens: before, slug: "default-slices"},
+		{title: "before, defaults", tokens: before, slug: "default-slices"},
 		{title: "before", tokens: before, ctSlice: ct, hbSlice: hb, slug: "before"},
 		{title: patchTitle, tokens: patched, ctSlice: ct, hbSlice: hb, slug: "patched"},
 	}
 }
 
-// lower is the verdict that the patch (column 2) lowered a statistic
-// against the baseline with the same slices (column 1).
-func lower(claim string, s []sim.LatencySummary, stat func(sim.LatencySummary) uint64) verdict {
-	return verdict{claim: claim, ok: stat(s[2]) < stat(s[1]), got: fmt.Sprintf("%s -> %s", us(stat(s[1])), us(stat(s[2])))}
+// lower is the figure of a statistic the patch (column 2) lowered against
+// the baseline with the same slices (column 1), according to the thread.
+func lower(claim, name string, cols []latencyColumn, sums [][]sim.LatencySummary, stat func(sim.LatencySummary) uint64) *figure {
+	f := &figure{claim: claim, name: name, base: cols[1].title, patch: cols[2].title, format: usf}
+	for _, s := range sums {
+		b, p := stat(s[1]), stat(s[2])
+		f.add(float64(b), float64(p), p < b)
+	}
+	return f
 }
 
 func p999(s sim.LatencySummary) uint64   { return s.P999 }
@@ -137,7 +141,7 @@ func maxLat(s sim.LatencySummary) uint64 { return s.Max }
 
 // seed000: DELAY_LAG_FLOOR. Baseline: the kernel of the thread (no floor;
 // the wakeup-check flush of seed 002 did not exist yet either).
-func seed000(o options, w io.Writer, progress func(float64)) ([]verdict, error) {
+func seed000(o options, w io.Writer, progress func(float64)) ([]*figure, error) {
 	d := 60 * time.Second
 	if o.quick {
 		d = 10 * time.Second
@@ -147,14 +151,14 @@ func seed000(o options, w io.Writer, progress func(float64)) ([]verdict, error) 
 	if err != nil {
 		return nil, err
 	}
-	return []verdict{
-		lower("99.9th percentile wakeup latency lower with DELAY_LAG_FLOOR (thread: 2707 -> 1300 us)", s, p999),
+	return []*figure{
+		lower("99.9th percentile wakeup latency lower with DELAY_LAG_FLOOR (thread: 2707 -> 1300 us)", "p99.9 wakeup latency (ns)", cols, s, p999),
 	}, nil
 }
 
 // seed002: PREEMPT_FLUSH_DELAYED, on the modelled kernel (the floor of
 // seed 000 is merged).
-func seed002(o options, w io.Writer, progress func(float64)) ([]verdict, error) {
+func seed002(o options, w io.Writer, progress func(float64)) ([]*figure, error) {
 	d := 63 * time.Second // the thread's -D 63
 	if o.quick {
 		d = 10 * time.Second
@@ -164,8 +168,8 @@ func seed002(o options, w io.Writer, progress func(float64)) ([]verdict, error) 
 	if err != nil {
 		return nil, err
 	}
-	return []verdict{
-		lower("99.9th percentile wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 2288 -> 727 us)", s, p999),
-		lower("maximum wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 9252 -> 7461 us)", s, maxLat),
+	return []*figure{
+		lower("99.9th percentile wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 2288 -> 727 us)", "p99.9 wakeup latency (ns)", cols, s, p999),
+		lower("maximum wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 9252 -> 7461 us)", "maximum wakeup latency (ns)", cols, s, maxLat),
 	}, nil
 }

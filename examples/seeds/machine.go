@@ -21,6 +21,13 @@ type machine struct {
 
 const switchCost = 2 * time.Microsecond
 
+// startJitter spreads the creation of the tasks over one tick (HZ=1000),
+// drawn from the simulation seed: the phase of task creation against the
+// tick and against each other is what differs between two runs of the
+// same benchmark on a real machine, and it is what makes the seeds differ
+// for workloads with no random phases of their own.
+const startJitter = time.Millisecond
+
 // baseSlice is sysctl_sched_base_slice as the kernel scales it with the
 // default logarithmic tunable scaling: 0.7 ms · (1 + ilog2(min(cpus, 8))).
 func (m machine) baseSlice() time.Duration {
@@ -32,20 +39,21 @@ func (m machine) baseSlice() time.Duration {
 }
 
 func (m machine) String() string {
-	return fmt.Sprintf("%d CPU(s), base slice %v, HZ=1000, context switch %v", m.cpus, m.baseSlice(), m.switchCost)
+	return fmt.Sprintf("%d CPU(s), base slice %v, HZ=1000, context switch %v, tasks created within %v", m.cpus, m.baseSlice(), m.switchCost, startJitter)
 }
 
-// config is one run of the machine.
-func (m machine) config(o options, d time.Duration, fs features.Set, ws ...sim.Workload) sim.Config {
+// config is one run of the machine with one simulation seed.
+func (m machine) config(seed uint64, d time.Duration, fs features.Set, ws ...sim.Workload) sim.Config {
 	return sim.Config{
-		Seed:       o.seed,
-		CPUs:       m.cpus,
-		Duration:   d,
-		Features:   &fs,
-		BaseSlice:  m.baseSlice(),
-		HZ:         1000,
-		SwitchCost: m.switchCost,
-		Workloads:  ws,
+		Seed:        seed,
+		CPUs:        m.cpus,
+		Duration:    d,
+		Features:    &fs,
+		BaseSlice:   m.baseSlice(),
+		HZ:          1000,
+		SwitchCost:  m.switchCost,
+		StartJitter: startJitter,
+		Workloads:   ws,
 	}
 }
 

@@ -12,28 +12,32 @@ import (
 // thread's hackbench matrix (process/thread, socket/pipe, 1, 10 and 20
 // groups of 20 senders and 20 receivers, 100 loops): run time and context
 // switches, lower with the patch according to the thread.
-func seed003(o options, w io.Writer, progress func(float64)) ([]verdict, error) {
+func seed003(o options, w io.Writer, progress func(float64)) ([]*figure, error) {
 	m := machine{cpus: 8, switchCost: switchCost}
 	groups := []int{1, 10, 20}
 	if o.quick {
 		groups = []int{1, 4}
 	}
-	type row struct {
-		label       string
-		base, patch *sim.Report
+	type cell struct {
+		label         string
+		pipe, threads bool
+		groups        int
 	}
-	var rows []*row
-	var cfgs []sim.Config
+	var cells []cell
 	for _, pipe := range []bool{false, true} {
 		for _, threads := range []bool{false, true} {
 			for _, g := range groups {
-				r := &row{}
-				r.label = fmt.Sprintf("%s%s %d group", map[bool]string{true: "pipe "}[pipe], map[bool]string{false: "process", true: "thread"}[threads], g)
-				for _, tok := range []string{"", "PLACE_JOIN_LAG"} {
-					hb := sim.Hackbench(g, 20, 100, pipe, threads, sim.TaskOptions{})
-					cfgs = append(cfgs, m.config(o, 100*time.Second, parse(tok), hb))
-				}
-				rows = append(rows, r)
+				label := fmt.Sprintf("%s%s %d group", map[bool]string{true: "pipe "}[pipe], map[bool]string{false: "process", true: "thread"}[threads], g)
+				cells = append(cells, cell{label, pipe, threads, g})
+			}
+		}
+	}
+	var cfgs []sim.Config
+	for _, seed := range o.seedList() {
+		for _, c := range cells {
+			for _, tok := range []string{"", "PLACE_JOIN_LAG"} {
+				hb := sim.Hackbench(c.groups, 20, 100, c.pipe, c.threads, sim.TaskOptions{})
+				cfgs = append(cfgs, m.config(seed, 100*time.Second, parse(tok), hb))
 			}
 		}
 	}
@@ -42,42 +46,44 @@ func seed003(o options, w io.Writer, progress func(float64)) ([]verdict, error) 
 		return nil, err
 	}
 	fmt.Fprintf(w, "machine: %s\n", m)
-	fmt.Fprintf(w, "workload: hackbench [-p] [-T|-P] -g N -f 20 -l 100, run to completion\n\n")
+	fmt.Fprintf(w, "workload: hackbench [-p] [-T|-P] -g N -f 20 -l 100, run to completion\n")
+	fmt.Fprintf(w, "the table is simulation seed %d's; the verdicts below are over %s\n\n", o.seed, o.seedsText())
 	fmt.Fprintf(w, "%-22s %10s %10s %8s   %10s %10s %8s\n", "hackbench test", "base (s)", "patch (s)", "opt", "base sw", "patch sw", "opt")
-	var baseT, patchT, baseSw, patchSw uint64
-	for i, r := range rows {
-		r.base, r.patch = reports[2*i], reports[2*i+1]
-		bw, pw := r.base.Workloads[0], r.patch.Workloads[0]
-		if !bw.Done || !pw.Done {
-			return nil, fmt.Errorf("%s: hackbench did not finish in the simulated time", r.label)
-		}
-		fmt.Fprintf(w, "%-22s %10.4f %10.4f %7.1f%%   %10d %10d %7.1f%%\n", r.label,
-			float64(bw.RunTimeNs)/1e9, float64(pw.RunTimeNs)/1e9, pct(bw.RunTimeNs, pw.RunTimeNs),
-			r.base.ContextSwitches, r.patch.ContextSwitches, pct(r.base.ContextSwitches, r.patch.ContextSwitches))
-		baseT += bw.RunTimeNs
-		patchT += pw.RunTimeNs
-		baseSw += r.base.ContextSwitches
-		patchSw += r.patch.ContextSwitches
-		for j, rep := range []*sim.Report{r.base, r.patch} {
-			if err := save(o, fmt.Sprintf("seed003-%s-%s", slug(r.label), []string{"base", "patch"}[j]), rep); err != nil {
-				return nil, err
+	sw := &figure{claim: "fewer context switches with PLACE_JOIN_LAG (thread: the cause of its gains)",
+		name: "context switches over the matrix", base: "base", patch: "PLACE_JOIN_LAG", format: countf}
+	rt := &figure{claim: "shorter hackbench with PLACE_JOIN_LAG (thread: 4% to 33% shorter)",
+		name: "hackbench time over the matrix (ns)", base: "base", patch: "PLACE_JOIN_LAG", format: secsf}
+	for k, seed := range o.seedList() {
+		var baseT, patchT, baseSw, patchSw uint64
+		for i, c := range cells {
+			base, patch := reports[2*(k*len(cells)+i)], reports[2*(k*len(cells)+i)+1]
+			bw, pw := base.Workloads[0], patch.Workloads[0]
+			if !bw.Done || !pw.Done {
+				return nil, fmt.Errorf("%s (simulation seed %d): hackbench did not finish in the simulated time", c.label, seed)
+			}
+			if k == 0 {
+				fmt.Fprintf(w, "%-22s %10.4f %10.4f %7.1f%%   %10d %10d %7.1f%%\n", c.label,
+					float64(bw.RunTimeNs)/1e9, float64(pw.RunTimeNs)/1e9, pct(bw.RunTimeNs, pw.RunTimeNs),
+					base.ContextSwitches, patch.ContextSwitches, pct(base.ContextSwitches, patch.ContextSwitches))
+			}
+			baseT += bw.RunTimeNs
+			patchT += pw.RunTimeNs
+			baseSw += base.ContextSwitches
+			patchSw += patch.ContextSwitches
+			for j, rep := range []*sim.Report{base, patch} {
+				if err := save(o, fmt.Sprintf("seed003-%s-%s-s%d", slug(c.label), []string{"base", "patch"}[j], seed), rep); err != nil {
+					return nil, err
+				}
 			}
 		}
+		if k == 0 {
+			fmt.Fprintf(w, "%-22s %10.4f %10.4f %7.1f%%   %10d %10d %7.1f%%\n\n", "total",
+				float64(baseT)/1e9, float64(patchT)/1e9, pct(baseT, patchT), baseSw, patchSw, pct(baseSw, patchSw))
+		}
+		sw.add(float64(baseSw), float64(patchSw), patchSw < baseSw)
+		rt.add(float64(baseT), float64(patchT), patchT < baseT)
 	}
-	fmt.Fprintf(w, "%-22s %10.4f %10.4f %7.1f%%   %10d %10d %7.1f%%\n\n", "total",
-		float64(baseT)/1e9, float64(patchT)/1e9, pct(baseT, patchT), baseSw, patchSw, pct(baseSw, patchSw))
-	return []verdict{
-		{
-			claim: "fewer context switches with PLACE_JOIN_LAG (thread: the cause of its gains)",
-			ok:    patchSw < baseSw,
-			got:   fmt.Sprintf("%d -> %d over the matrix (%+.1f%%)", baseSw, patchSw, pct(baseSw, patchSw)),
-		},
-		{
-			claim: "shorter hackbench with PLACE_JOIN_LAG (thread: 4% to 33% shorter)",
-			ok:    patchT < baseT,
-			got:   fmt.Sprintf("%.4f s -> %.4f s over the matrix (%+.1f%%)", float64(baseT)/1e9, float64(patchT)/1e9, pct(baseT, patchT)),
-		},
-	}, nil
+	return []*figure{sw, rt}, nil
 }
 
 // pct is the change from a to b in percent.

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/schedmodel/fairclass/sim"
@@ -23,105 +21,111 @@ var yieldVariants = []struct{ title, tokens string }{
 // for 30 s on one CPU (the thread's yield_loop and stress, measured with
 // perf sched latency); then the thread's core-scheduling program on two
 // SMT siblings.
-func seed004(o options, w io.Writer, progress func(float64)) ([]verdict, error) {
+func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) {
 	total, yieldFor := 30*time.Second, 5*time.Second
 	if o.quick {
 		total, yieldFor = 10*time.Second, 2*time.Second
 	}
 	one := machine{cpus: 1, switchCost: switchCost}
 	pair := machine{cpus: 2, switchCost: switchCost}
-	var cfgs []sim.Config
-	for _, v := range yieldVariants {
-		cfgs = append(cfgs, one.config(o, total, parse(v.tokens),
-			sim.YieldLoop(yieldFor, sim.TaskOptions{}), sim.Stress(1, sim.TaskOptions{})))
-	}
 	// The core-scheduling program, started twice with taskset -c 0,1: each
 	// process tags itself with a new cookie and forks; in the first the
 	// child yields for 5 s before it spins, in the second it spins at once;
 	// the parents spin. Four CPU-bound tasks, two cookies, two siblings.
 	coreVariants := yieldVariants[2:]
-	for _, v := range coreVariants {
-		cfg := pair.config(o, total, parse(v.tokens),
-			named(sim.Stress(1, sim.TaskOptions{Cookie: 1}), "busy_loop"),
-			sim.YieldLoop(yieldFor, sim.TaskOptions{Cookie: 1}),
-			named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop2"),
-			named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop3"))
-		cfg.CorePairs = [][2]int{{0, 1}}
-		cfgs = append(cfgs, cfg)
+	perSeed := len(yieldVariants) + len(coreVariants)
+	var cfgs []sim.Config
+	for _, seed := range o.seedList() {
+		for _, v := range yieldVariants {
+			cfgs = append(cfgs, one.config(seed, total, parse(v.tokens),
+				sim.YieldLoop(yieldFor, sim.TaskOptions{}), sim.Stress(1, sim.TaskOptions{})))
+		}
+		for _, v := range coreVariants {
+			cfg := pair.config(seed, total, parse(v.tokens),
+				named(sim.Stress(1, sim.TaskOptions{Cookie: 1}), "busy_loop"),
+				sim.YieldLoop(yieldFor, sim.TaskOptions{Cookie: 1}),
+				named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop2"),
+				named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop3"))
+			cfg.CorePairs = [][2]int{{0, 1}}
+			cfgs = append(cfgs, cfg)
+		}
 	}
 	reports, err := sweep(cfgs, progress)
 	if err != nil {
 		return nil, err
 	}
-
-	fmt.Fprintf(w, "machine: %s; %v simulated\n", one, total)
-	fmt.Fprintf(w, "workload: yield_loop (sched_yield for %v, then spin) & stress (one hog)\n\n", yieldFor)
-	fmt.Fprintf(w, "%-34s %12s %14s %12s %14s\n", "yield variant", "stress run", "stress max", "yield run", "yield max")
-	type split struct{ stressRun, stressMax, yieldRun, yieldMax uint64 }
-	var res []split
-	for i, v := range yieldVariants {
-		r := reports[i]
-		y, s := r.Tasks[0], r.Tasks[1]
-		res = append(res, split{s.RuntimeNs, s.MaxDelayNs, y.RuntimeNs, y.MaxDelayNs})
-		fmt.Fprintf(w, "%-34s %12s %14s %12s %14s\n", v.title, secs(s.RuntimeNs), ms(s.MaxDelayNs), secs(y.RuntimeNs), ms(y.MaxDelayNs))
-		if err := save(o, "seed004-"+slugTokens(v.tokens), r); err != nil {
+	for i, r := range reports {
+		k, j := i/perSeed, i%perSeed
+		name := "seed004-" + slugTokens(yieldVariants[min(j, len(yieldVariants)-1)].tokens)
+		if j >= len(yieldVariants) {
+			name = "seed004-core-" + slugTokens(coreVariants[j-len(yieldVariants)].tokens)
+		}
+		if err := save(o, fmt.Sprintf("%s-s%d", name, o.seedList()[k]), r); err != nil {
 			return nil, err
 		}
 	}
+
+	type split struct{ stressRun, stressMax, yieldRun, yieldMax uint64 }
+	first := reports[:perSeed]
+	fmt.Fprintf(w, "machine: %s; %v simulated\n", one, total)
+	fmt.Fprintf(w, "workload: yield_loop (sched_yield for %v, then spin) & stress (one hog)\n", yieldFor)
+	fmt.Fprintf(w, "the tables are simulation seed %d's; the verdicts below are over %s\n\n", o.seed, o.seedsText())
+	fmt.Fprintf(w, "%-34s %12s %14s %12s %14s\n", "yield variant", "stress run", "stress max", "yield run", "yield max")
+	for i, v := range yieldVariants {
+		y, s := first[i].Tasks[0], first[i].Tasks[1]
+		fmt.Fprintf(w, "%-34s %12s %14s %12s %14s\n", v.title, secs(s.RuntimeNs), ms(s.MaxDelayNs), secs(y.RuntimeNs), ms(y.MaxDelayNs))
+	}
 	fmt.Fprintf(w, "\nperf sched latency, merged form:\n")
-	if err := reports[len(yieldVariants)-1].WriteSchedLatency(w); err != nil {
+	if err := first[len(yieldVariants)-1].WriteSchedLatency(w); err != nil {
 		return nil, err
 	}
-
 	fmt.Fprintf(w, "\nmachine: %s, one SMT pair under core scheduling; %v simulated\n", pair, total)
 	fmt.Fprintf(w, "workload: two processes with their own cookies: yield_loop + busy_loop, and two busy loops\n")
 	fmt.Fprintf(w, "model: the core-wide pick takes the sibling pick with the larger lag and forces a task of its\n")
 	fmt.Fprintf(w, "cookie (smallest vruntime) on the other; no load balancer moves tasks between the siblings\n\n")
 	fmt.Fprintf(w, "%-34s %12s %14s %12s %14s %8s\n", "yield variant", "busy run", "busy max", "yield run", "yield max", "forced")
-	var core []split
 	for i, v := range coreVariants {
-		r := reports[len(yieldVariants)+i]
+		r := first[len(yieldVariants)+i]
 		b, y := r.Tasks[0], r.Tasks[1]
-		core = append(core, split{b.RuntimeNs, b.MaxDelayNs, y.RuntimeNs, y.MaxDelayNs})
 		fmt.Fprintf(w, "%-34s %12s %14s %12s %14s %8d\n", v.title, secs(b.RuntimeNs), ms(b.MaxDelayNs), secs(y.RuntimeNs), ms(y.MaxDelayNs), r.ForcedPicks)
-		if err := save(o, "seed004-core-"+slugTokens(v.tokens), r); err != nil {
-			return nil, err
-		}
 	}
 	fmt.Fprintln(w)
 	if o.out != "" {
-		f, err := os.Create(filepath.Join(o.out, "seed004-share-bump.png"))
-		if err == nil {
-			err = plot.RuntimeShare(f, reports[0], false, plot.Options{Title: "seed 004, YIELD_BUMP_DEADLINE: CPU share"})
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
+		err := writePNG(o, "seed004-share-bump.png", func(w io.Writer) error {
+			return plot.RuntimeShare(w, first[0], false, plot.Options{Title: "seed 004, YIELD_BUMP_DEADLINE: CPU share"})
+		})
 		if err != nil {
 			return nil, err
 		}
 	}
 
-	bump, merged := res[0], res[3]
-	forfeit, mergedCore := core[0], core[1]
-	return []verdict{
-		{
-			claim: "YIELD_BUMP_DEADLINE starves the hog (thread: stress 2.4 s of 30 s, max delay 25 s)",
-			ok:    bump.stressMax > 100*merged.stressMax && bump.stressRun < merged.stressRun,
-			got:   fmt.Sprintf("stress %s, max delay %s", secs(bump.stressRun), ms(bump.stressMax)),
-		},
-		{
-			claim: "the merged yield keeps the hog's max delay at about a slice (thread: 2 ms)",
-			ok:    merged.stressMax <= 2*uint64(one.baseSlice())+uint64(time.Millisecond),
-			got:   fmt.Sprintf("max delay %s (base slice %v)", ms(merged.stressMax), one.baseSlice()),
-		},
-		{
-			claim: "under core scheduling, forfeiting always lets delays run away (thread: 273 ms / 552 ms max delay), the merged form does not",
-			ok:    max(forfeit.yieldMax, forfeit.stressMax) > 10*max(mergedCore.yieldMax, mergedCore.stressMax),
-			got: fmt.Sprintf("max delays %s / %s against %s / %s", ms(forfeit.yieldMax), ms(forfeit.stressMax),
-				ms(mergedCore.yieldMax), ms(mergedCore.stressMax)),
-		},
-	}, nil
+	bound := 2*uint64(one.baseSlice()) + uint64(time.Millisecond)
+	starve := &figure{claim: "YIELD_BUMP_DEADLINE starves the hog (thread: stress 2.4 s of 30 s, max delay 25 s)",
+		name: "the hog's maximum delay (ns)", base: "merged", patch: "v6.6 bump", format: msf}
+	slice := &figure{claim: fmt.Sprintf("the merged yield keeps the hog's max delay at about a slice (thread: 2 ms; bound here 2 slices + 1 ms = %s)", ms(bound)),
+		name: "the hog's maximum delay (ns)", patch: "merged", format: msf}
+	core := &figure{claim: "under core scheduling, forfeiting always lets delays run away (thread: 273 ms / 552 ms max delay), the merged form does not",
+		name: "the larger maximum delay of the pair (ns)", base: "merged", patch: "v2 forfeit always", format: msf}
+	for k := range o.seedList() {
+		rs := reports[k*perSeed : (k+1)*perSeed]
+		var res []split
+		for i := range yieldVariants {
+			y, s := rs[i].Tasks[0], rs[i].Tasks[1]
+			res = append(res, split{s.RuntimeNs, s.MaxDelayNs, y.RuntimeNs, y.MaxDelayNs})
+		}
+		var cs []split
+		for i := range coreVariants {
+			b, y := rs[len(yieldVariants)+i].Tasks[0], rs[len(yieldVariants)+i].Tasks[1]
+			cs = append(cs, split{b.RuntimeNs, b.MaxDelayNs, y.RuntimeNs, y.MaxDelayNs})
+		}
+		bump, merged := res[0], res[3]
+		forfeit, mergedCore := max(cs[0].yieldMax, cs[0].stressMax), max(cs[1].yieldMax, cs[1].stressMax)
+		starve.add(float64(merged.stressMax), float64(bump.stressMax),
+			bump.stressMax > 100*merged.stressMax && bump.stressRun < merged.stressRun)
+		slice.add(0, float64(merged.stressMax), merged.stressMax <= bound)
+		core.add(float64(mergedCore), float64(forfeit), forfeit > 10*mergedCore)
+	}
+	return []*figure{starve, slice, core}, nil
 }
 
 func secs(ns uint64) string { return fmt.Sprintf("%.2f s", float64(ns)/1e9) }

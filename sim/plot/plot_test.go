@@ -43,6 +43,12 @@ func TestPlots(t *testing.T) {
 	for name, draw := range map[string]func(*bytes.Buffer) error{
 		"cdf.png":     func(b *bytes.Buffer) error { return plot.LatencyCDF(b, series, plot.Options{Title: "cyclictest"}) },
 		"cdf-log.png": func(b *bytes.Buffer) error { return plot.LatencyCDF(b, series, plot.Options{LogX: true}) },
+		"tail.png": func(b *bytes.Buffer) error {
+			return plot.LatencyTail(b, series, plot.Options{Title: "cyclictest tail"})
+		},
+		"per-seed.png": func(b *bytes.Buffer) error {
+			return plot.PerSeed(b, plot.Paired{Figure: "p99.9 (µs)", Base: "before", Patch: "patch", X: []float64{5, 7, 9}, Y: []float64{4, 8, 3}}, plot.Options{})
+		},
 		"share.png":   func(b *bytes.Buffer) error { return plot.RuntimeShare(b, last, false, plot.Options{}) },
 		"share-w.png": func(b *bytes.Buffer) error { return plot.RuntimeShare(b, last, true, plot.Options{}) },
 	} {
@@ -64,5 +70,12 @@ func TestPlots(t *testing.T) {
 	}
 	if err := plot.LatencyCDF(&bytes.Buffer{}, []plot.Series{{Name: "empty"}}, plot.Options{}); err == nil {
 		t.Error("no error for an empty series")
+	}
+	twin := []plot.Series{{Name: "before", Samples: []uint64{1, 2}}, {Name: "before", Samples: []uint64{3}}}
+	if err := plot.LatencyTail(&bytes.Buffer{}, twin, plot.Options{}); err == nil {
+		t.Error("no error for two series of the same name")
+	}
+	if err := plot.PerSeed(&bytes.Buffer{}, plot.Paired{X: []float64{1}}, plot.Options{}); err == nil {
+		t.Error("no error for unpaired values")
 	}
 }
