@@ -28,7 +28,9 @@ import (
 //     not SCHED_IDLE;
 //  8. queued entities carry their load weight as effective weight (with
 //     groups: the root group's tasks);
-//  9. with groups, every queue's counters and load equal their
+//  9. with PELT signals, cfs_tasks holds exactly the queued tasks
+//     (curr and delayed ones included), linked both ways;
+//  10. with groups, every queue's counters and load equal their
 //     definitions recomputed from the queued tasks (KERNEL-SPEC-GROUPS
 //     §5.8), a group entity is queued iff its queue holds a task, and a
 //     non-empty group's entity weighs what its share function gives (on
@@ -119,6 +121,9 @@ func (rq *CfsRq) Check() error {
 		}
 	}
 	if err := rq.checkAverage(); err != nil {
+		return err
+	}
+	if err := rq.checkTaskList(); err != nil {
 		return err
 	}
 	if nx := rq.next; nx != nil {
@@ -272,4 +277,33 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// checkTaskList checks invariant 9: cfs_tasks is kept with the PELT
+// signals, and holds every queued task once.
+func (rq *CfsRq) checkTaskList() error {
+	if !rq.pelt {
+		if rq.tasks.n != 0 || rq.tasks.head != nil {
+			return errors.New("cfs_tasks: a list on a runqueue without PELT signals")
+		}
+		return nil
+	}
+	n := 0
+	var prev *SchedEntity
+	for se := rq.tasks.head; se != nil; se = se.link.next {
+		switch {
+		case se.link.prev != prev:
+			return fmt.Errorf("cfs_tasks: %s's back link does not point at %s", se.name, prev)
+		case !se.onRq || se.rq != rq:
+			return fmt.Errorf("cfs_tasks: %s is listed but not queued here", se.name)
+		}
+		prev = se
+		if n++; n > rq.hNrQueued {
+			return fmt.Errorf("cfs_tasks: more than h_nr_queued = %d tasks", rq.hNrQueued)
+		}
+	}
+	if rq.tasks.tail != prev || n != rq.tasks.n || n != rq.hNrQueued {
+		return fmt.Errorf("cfs_tasks: %d tasks listed (count %d), h_nr_queued %d", n, rq.tasks.n, rq.hNrQueued)
+	}
+	return nil
 }

@@ -73,6 +73,8 @@ type SchedEntity struct {
 	avg pelt.Avg
 	// rb links the entity into the RBTree backend.
 	rb rbtree.Node[*SchedEntity, agg]
+	// link is the entity's place in its runqueue's cfs_tasks list.
+	link taskLink
 	// data is the caller's, untouched by the model.
 	data any
 }

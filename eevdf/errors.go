@@ -34,4 +34,7 @@ var (
 	ErrNilEntity = errors.New("nil entity")
 	// ErrBadOption: an invalid runqueue option.
 	ErrBadOption = errors.New("bad option")
+	// ErrRunning: the operation is not defined for the running entity
+	// (detaching it for another CPU).
+	ErrRunning = errors.New("entity is running")
 )

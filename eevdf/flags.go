@@ -55,6 +55,9 @@ type WakeFlags uint32
 
 // Wake flags.
 const (
+	// WFExec: placement of a task that execs (sched_exec), the
+	// SD_BALANCE_EXEC bit.
+	WFExec WakeFlags = 0x02
 	// WFFork: the first wakeup of a new task.
 	WFFork WakeFlags = 0x04
 	// WFTTWU: a real wakeup (try_to_wake_up).
@@ -63,6 +66,8 @@ const (
 	WFSync WakeFlags = 0x10
 	// WFMigrated: the task changed CPU on this wakeup.
 	WFMigrated WakeFlags = 0x20
+	// WFCurrentCPU: wake the task on the waking CPU if it may run there.
+	WFCurrentCPU WakeFlags = 0x40
 	// WFRqSelected: CPU selection chose this runqueue.
 	WFRqSelected WakeFlags = 0x80
 )

@@ -165,6 +165,7 @@ func (rq *CfsRq) enqueueHierarchy(se *SchedEntity, flags EnqueueFlags) uint64 {
 	if flags&EnqueueMigrated != 0 {
 		se.execStart = 0
 	}
+	rq.tasks.push(se) // account_entity_enqueue: at the head of cfs_tasks
 	se.onRq = true
 	q.hNrRunnable += runnable
 	q.hNrQueued++
@@ -234,6 +235,7 @@ func (rq *CfsRq) dequeueHierarchy(se *SchedEntity, flags DequeueFlags) {
 		action |= updateUtilEst
 	}
 	rq.updateLoadAvgTask(se, on, action)
+	rq.tasks.remove(se) // account_entity_dequeue
 	se.onRq = false
 	q.loadWeight -= se.load.weight
 	q.nrQueued--

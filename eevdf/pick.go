@@ -180,6 +180,11 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		rq.dequeueEntity(se)
 	}
 	if rq.pelt {
+		if se.onRq {
+			// The task about to run goes to the head of cfs_tasks, which
+			// is thus in most-recently-run order.
+			rq.tasks.moveToHead(se)
+		}
 		rq.setNextLevels(se, first)
 	}
 	se.execStart = rq.clock

@@ -58,6 +58,7 @@ type CfsRq struct {
 	seq         uint64 // insertion counter for the timeline's tie order
 
 	tl    timeline
+	tasks taskList // cfs_tasks, kept with the PELT signals
 	match eligibleMatcher
 	stats Stats
 }
