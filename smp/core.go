@@ -1,0 +1,267 @@
+package smp
+
+import (
+	"fmt"
+
+	"github.com/schedmodel/fairclass/eevdf"
+)
+
+// The core.c entry points a simulator calls (KERNEL-SPEC-SMP §3.1, §4.1,
+// §5.1): wake_up_new_task, try_to_wake_up, a block or exit followed by
+// __schedule, __schedule itself, sched_exec and the tick.
+
+// Stats counts what the System decided.
+type Stats struct {
+	Forks   uint64 // WakeUpNew calls that started a task
+	Wakeups uint64 // TryToWakeUp calls that woke a sleeping task
+	Execs   uint64 // Exec calls
+
+	// Placed counts the wakeups and forks by the rule that chose the CPU;
+	// Migrated the wakeups among them that changed the task's CPU.
+	Placed   [NumRules]uint64
+	Migrated [NumRules]uint64
+
+	ForkBalance uint64 // forks placed on another CPU than the parent's
+	ExecBalance uint64 // execs that moved the task
+
+	WakeWide   uint64 // wakeups that wake_wide made non-affine
+	AffineThis uint64 // wake_affine verdicts for the waking CPU
+	AffinePrev uint64 // wake_affine verdicts for the previous CPU
+
+	Migrations uint64 // every change of a task's CPU, whatever the path
+}
+
+// NumRules is the number of placement rules (Rule values).
+const NumRules = int(numRules)
+
+// Stats returns the System's counters.
+func (s *System) Stats() Stats { return s.stats }
+
+// own checks that t is a task of s.
+func (s *System) own(t *Task) error {
+	switch {
+	case t == nil:
+		return fmt.Errorf("%w: nil task", ErrTaskState)
+	case t.sys != s:
+		return fmt.Errorf("%w: %s", ErrForeignTask, t)
+	}
+	return nil
+}
+
+// current returns the waking context of cpu: the CPU and what runs there.
+func (s *System) current(cpu int) waking {
+	return waking{cpu: cpu, curr: taskOf(s.cpus[cpu].rq.Curr())}
+}
+
+// WakeUpNew is wake_up_new_task for a task made with NewTask: on the CPU
+// it was made on (its parent's), recent_used_cpu is set to that CPU, the
+// CPU is selected with WF_FORK (the slow path: the idlest group and CPU of
+// the highest domain with SD_BALANCE_FORK), the task is set there without
+// the migration hook, enqueued as new (which gives it its first PELT
+// signals and attaches them) and checked against the running task. It
+// returns the CPU, or −1 for a task that is not new.
+func (s *System) WakeUpNew(t *Task) int {
+	if s.own(t) != nil || t.state != taskNew {
+		return -1
+	}
+	parent := t.cpu
+	t.recent = parent
+	wf := eevdf.WFFork
+	cpu, rule := s.selectTaskRq(t, parent, &wf, s.current(parent))
+	t.cpu, t.wakeCPU = cpu, cpu
+	rq := s.rq(cpu)
+	before := rq.NrRunning()
+	if err := rq.Enqueue(t.se, eevdf.EnqueueInitial); err != nil {
+		return -1 // a fresh entity enqueues
+	}
+	s.addNrRunning(cpu, before)
+	t.state = taskRunnable
+	rq.WakeupPreempt(t.se, wf)
+	s.stats.Forks++
+	s.stats.Placed[rule]++
+	if cpu != parent {
+		s.stats.ForkBalance++
+	}
+	return cpu
+}
+
+// TryToWakeUp is try_to_wake_up of a sleeping task by waker (nil: a timer
+// or interrupt on the CPU where t last ran, whose current task — often the
+// idle task — is then the waker). wf may carry eevdf.WFSync and
+// eevdf.WFCurrentCPU; WF_TTWU is added.
+//
+// A task still queued as delayed is woken in place (ttwu_runnable): it is
+// requeued on its CPU and, unless it runs, checked against the running
+// task; no CPU is selected. Otherwise the CPU is selected on the waking CPU
+// (select_task_rq_fair), the task migrates if it changes CPU (its load left
+// behind as removed load, its lag kept for the placement there), is
+// enqueued with ENQUEUE_WAKEUP (and ENQUEUE_MIGRATED) and checked with the
+// wakeup's flags. It returns the task's CPU, or −1 for a task that was
+// never started or has exited. Waking a runnable task does nothing.
+func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
+	if s.own(t) != nil || (waker != nil && s.own(waker) != nil) {
+		return -1
+	}
+	switch t.state {
+	case taskRunnable:
+		return t.cpu
+	case taskNew, taskDead:
+		return -1
+	}
+	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
+	t.state = taskRunnable
+	s.stats.Wakeups++
+	if t.se.OnRq() {
+		rq := s.rq(t.cpu)
+		_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
+		if rq.Curr() != t.se {
+			rq.WakeupPreempt(t.se, wf)
+		}
+		s.stats.Placed[RuleInPlace]++
+		return t.cpu
+	}
+	w := s.current(t.cpu)
+	if waker != nil {
+		w = waking{cpu: waker.cpu, curr: waker}
+	}
+	cpu, rule := s.selectTaskRq(t, t.wakeCPU, &wf, w)
+	s.stats.Placed[rule]++
+	if cpu != t.cpu {
+		wf |= eevdf.WFMigrated
+		s.stats.Migrated[rule]++
+		s.setTaskCPU(t, cpu)
+	}
+	ef := eevdf.EnqueueWakeup
+	if wf&eevdf.WFMigrated != 0 {
+		ef |= eevdf.EnqueueMigrated
+	}
+	rq := s.rq(cpu)
+	before := rq.NrRunning()
+	_ = rq.Enqueue(t.se, ef) // a sleeping task enqueues
+	s.addNrRunning(cpu, before)
+	rq.WakeupPreempt(t.se, wf)
+	return cpu
+}
+
+// Block puts cpu's running task to sleep (dequeue with DEQUEUE_SLEEP, which
+// may leave it queued as delayed) and runs __schedule on cpu. It fails on
+// an idle CPU.
+func (s *System) Block(cpu int) error {
+	t, err := s.running(cpu)
+	if err != nil {
+		return err
+	}
+	if _, err := s.rq(cpu).Dequeue(t.se, eevdf.DequeueSleep); err != nil {
+		return err
+	}
+	t.state = taskSleeping
+	s.schedule(cpu, false)
+	return nil
+}
+
+// Exit ends cpu's running task: a dequeue that is never delayed
+// (DEQUEUE_SPECIAL), __schedule, then task_dead_fair's removal of its load
+// from the runqueue (remove_entity_load_avg). It fails on an idle CPU.
+func (s *System) Exit(cpu int) error {
+	t, err := s.running(cpu)
+	if err != nil {
+		return err
+	}
+	rq := s.rq(cpu)
+	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep|eevdf.DequeueSpecial); err != nil {
+		return err
+	}
+	t.state = taskDead
+	s.schedule(cpu, false)
+	return rq.RemoveLoadAvg(t.se)
+}
+
+// running returns cpu's running task.
+func (s *System) running(cpu int) (*Task, error) {
+	if cpu < 0 || cpu >= len(s.cpus) {
+		return nil, fmt.Errorf("%w: %d", ErrBadCPU, cpu)
+	}
+	t := taskOf(s.rq(cpu).Curr())
+	if t == nil {
+		return nil, fmt.Errorf("%w: CPU %d", ErrIdle, cpu)
+	}
+	return t, nil
+}
+
+// Schedule is __schedule on cpu: pick (pick_task_fair, with the running
+// task still current); with nothing to run, a newly idle balance, and a
+// pick again if it pulled; then put_prev/set_next if the pick changed. A
+// switch to the idle task records it for has_idle_cores; a switch from it
+// samples avg_idle. It returns the task that runs now (nil: idle; also for
+// a bad id).
+func (s *System) Schedule(cpu int) *Task {
+	if cpu < 0 || cpu >= len(s.cpus) {
+		return nil
+	}
+	return s.schedule(cpu, s.cpus[cpu].rq.Curr() == nil)
+}
+
+// schedule is Schedule with the previous task's kind given: prevIdle says
+// the idle task ran (after the CPU stopper ran, neither did).
+func (s *System) schedule(cpu int, prevIdle bool) *Task {
+	rq := s.rq(cpu)
+	next := rq.PickTask()
+	for next == nil && s.newidleBalance(cpu) > 0 {
+		next = rq.PickTask()
+	}
+	if next != nil {
+		_ = rq.SetNext(next) // a pick is never delayed
+	} else {
+		rq.PutPrev()
+	}
+	switch {
+	case prevIdle && next != nil:
+		s.updateRqAvgIdle(cpu) // put_prev_task_idle
+	case !prevIdle && next == nil:
+		s.updateIdleCore(cpu) // set_next_task_idle
+	}
+	return taskOf(next)
+}
+
+// newidleBalance is sched_balance_newidle (KERNEL-SPEC-SMP §5.4): the CPU
+// records when it went idle; without load balancing nothing is pulled.
+func (s *System) newidleBalance(cpu int) int {
+	s.cpus[cpu].idleStamp = s.now
+	return 0
+}
+
+// Exec is sched_exec for cpu's running task: its CPU selected with WF_EXEC
+// (the class hook alone: the slow path from the highest domain with
+// SD_BALANCE_EXEC, on the task's synced signals); if that is another CPU,
+// the CPU stopper preempts the task and moves it there (move_queued_task:
+// lag and relative deadline kept, PELT detached and attached), and cpu
+// schedules. It returns the task's CPU, or −1 on an idle CPU.
+func (s *System) Exec(cpu int) int {
+	t, err := s.running(cpu)
+	if err != nil {
+		return -1
+	}
+	s.stats.Execs++
+	dest, _ := s.selectTaskRqFair(t, cpu, eevdf.WFExec, s.current(cpu))
+	if dest == cpu {
+		return cpu
+	}
+	s.rq(cpu).PutPrev() // the stopper preempts the task: it is queued, not running
+	s.moveQueuedTask(t, dest)
+	s.stats.ExecBalance++
+	s.schedule(cpu, false)
+	return dest
+}
+
+// Tick is sched_tick on cpu: task_tick_fair on the running task (charge,
+// PELT, the resched decision). The caller reschedules the CPU if its
+// runqueue asks for it (RQ(cpu).NeedResched()).
+func (s *System) Tick(cpu int) {
+	if cpu < 0 || cpu >= len(s.cpus) {
+		return
+	}
+	rq := s.rq(cpu)
+	if rq.Curr() != nil {
+		rq.Tick()
+	}
+}

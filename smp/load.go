@@ -1,0 +1,109 @@
+package smp
+
+import (
+	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/pelt"
+)
+
+// The PELT-derived quantities placement and balancing read
+// (KERNEL-SPEC-SMP §2.8), from the root queues' and the tasks' signals as
+// eevdf keeps them. Capacities are 1024 everywhere (§1.10).
+
+const capacity = pelt.CapacityScale // capacity_of, arch_scale_cpu_capacity
+
+// cpuLoad is cpu_load: the root queue's load_avg.
+func (s *System) cpuLoad(cpu int) uint64 { return s.cpus[cpu].rq.Avg().LoadAvg }
+
+// cpuRunnable is cpu_runnable: the root queue's runnable_avg.
+func (s *System) cpuRunnable(cpu int) uint64 { return s.cpus[cpu].rq.Avg().RunnableAvg }
+
+// cpuUtil is cpu_util(cpu, p, dst, boost) for dst = −1: the root queue's
+// util_avg (or its runnable_avg if larger, with boost), less p's util_avg
+// when p is given (it is accounted here and about to leave), then the
+// larger of that and the queue's util_est (less p's estimate when p is
+// queued here), at most the CPU's capacity.
+func (s *System) cpuUtil(cpu int, p *Task, boost bool) uint64 {
+	a := s.cpus[cpu].rq.Avg()
+	util := a.UtilAvg
+	if boost {
+		util = max(util, a.RunnableAvg)
+	}
+	if p != nil {
+		util = lsub(util, p.se.Avg().UtilAvg)
+	}
+	if s.feat.Has(features.UtilEst) {
+		est := uint64(a.UtilEst)
+		if p != nil && p.se.OnRq() {
+			pa := p.se.Avg()
+			est = lsub(est, pa.UtilEstValue())
+		}
+		util = max(util, est)
+	}
+	return min(util, capacity)
+}
+
+// cpuUtilCfs is cpu_util_cfs.
+func (s *System) cpuUtilCfs(cpu int) uint64 { return s.cpuUtil(cpu, nil, false) }
+
+// cpuUtilCfsBoost is cpu_util_cfs_boost: runnable_avg counts as
+// utilization too.
+func (s *System) cpuUtilCfsBoost(cpu int) uint64 { return s.cpuUtil(cpu, nil, true) }
+
+// accountedOn reports whether p's signals are part of cpu's: p's CPU, and
+// attached (last_update_time ≠ 0) — the test of the "without p" variants.
+func accountedOn(p *Task, cpu int) bool {
+	return p.cpu == cpu && p.se.Avg().LastUpdateTime != 0
+}
+
+// cpuLoadWithout is cpu_load_without: cpu's load as if p were not on it.
+func (s *System) cpuLoadWithout(cpu int, p *Task) uint64 {
+	if !accountedOn(p, cpu) {
+		return s.cpuLoad(cpu)
+	}
+	return lsub(s.cpuLoad(cpu), s.taskHLoad(p))
+}
+
+// cpuRunnableWithout is cpu_runnable_without.
+func (s *System) cpuRunnableWithout(cpu int, p *Task) uint64 {
+	if !accountedOn(p, cpu) {
+		return s.cpuRunnable(cpu)
+	}
+	return lsub(s.cpuRunnable(cpu), p.se.Avg().RunnableAvg)
+}
+
+// cpuUtilWithout is cpu_util_without.
+func (s *System) cpuUtilWithout(cpu int, p *Task) uint64 {
+	if !accountedOn(p, cpu) {
+		p = nil
+	}
+	return s.cpuUtil(cpu, p, false)
+}
+
+// taskHLoad is task_h_load for a task of the root group: its load_avg
+// scaled by the root queue's h_load over the queue's load_avg + 1. h_load
+// is the queue's load_avg as of the first use in the current jiffy
+// (update_cfs_rq_h_load), so within a jiffy the numerator's factor is
+// stale and the denominator current, as in the kernel.
+func (s *System) taskHLoad(p *Task) uint64 {
+	c := &s.cpus[p.cpu]
+	load := c.rq.Avg().LoadAvg
+	if c.lastHLoadUpdate != s.jiffies {
+		c.hLoad = load
+		c.lastHLoadUpdate = s.jiffies
+	}
+	return p.se.Avg().LoadAvg * c.hLoad / (load + 1)
+}
+
+// taskUtilEst is task_util_est: max(util_avg, util_est without its flag).
+func taskUtilEst(p *Task) uint64 {
+	a := p.se.Avg()
+	return pelt.TaskUtilEst(&a)
+}
+
+// lsub is lsub_positive's value: a − b, or 0 if b > a.
+func lsub(a, b uint64) uint64 {
+	if b > a {
+		return 0
+	}
+	return a - b
+}

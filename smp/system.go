@@ -1,0 +1,433 @@
+package smp
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/topology"
+)
+
+// Errors wrapped by the System's errors.
+var (
+	// ErrBadOption: an invalid option to New.
+	ErrBadOption = errors.New("smp: bad option")
+	// ErrBadCPU: a CPU id that is not a CPU of the machine.
+	ErrBadCPU = errors.New("smp: no such CPU")
+	// ErrForeignTask: a task of another System.
+	ErrForeignTask = errors.New("smp: task of another system")
+	// ErrTaskState: the operation does not apply to the task in its state
+	// (waking a task that was never started, starting one twice, …).
+	ErrTaskState = errors.New("smp: wrong task state")
+	// ErrIdle: the CPU runs its idle task, so it has no task to block or end.
+	ErrIdle = errors.New("smp: the CPU is idle")
+	// ErrNotAllowed: an affinity mask without a CPU of the machine.
+	ErrNotAllowed = errors.New("smp: no allowed CPU")
+)
+
+// NohzMode selects how idle CPUs tick (KERNEL-SPEC-SMP §0.2 item 3).
+type NohzMode uint8
+
+const (
+	// NohzOff is a kernel booted with nohz=off: every CPU ticks, idle or
+	// not, and runs its own periodic balancing (mode A).
+	NohzOff NohzMode = iota
+	// NohzIdle stops the tick of an idle CPU, which is then balanced by an
+	// idle load balancer (mode B).
+	NohzIdle
+)
+
+func (m NohzMode) String() string {
+	switch m {
+	case NohzOff:
+		return "off"
+	case NohzIdle:
+		return "idle"
+	}
+	return fmt.Sprintf("NohzMode(%d)", uint8(m))
+}
+
+// Option configures New.
+type Option func(*config) error
+
+type config struct {
+	feat     features.Set
+	seed     uint64
+	nohz     NohzMode
+	preset   topology.Preset
+	t0       uint64
+	tickNsec uint64
+	rqOpts   []eevdf.Option
+}
+
+// WithFeatures sets the feature set of every runqueue and of the
+// placement and balancing code (default features.Default()).
+func WithFeatures(s features.Set) Option {
+	return func(c *config) error {
+		if err := s.Validate(); err != nil {
+			return fmt.Errorf("%w: %v", ErrBadOption, err)
+		}
+		c.feat = s
+		return nil
+	}
+}
+
+// WithSeed seeds sched_rng, the per-CPU generators of newly idle balancing
+// (default 0). The same seed gives the same decisions.
+func WithSeed(seed uint64) Option {
+	return func(c *config) error {
+		c.seed = seed
+		return nil
+	}
+}
+
+// WithNohz selects the tick mode of idle CPUs (default NohzOff).
+func WithNohz(m NohzMode) Option {
+	return func(c *config) error {
+		if m > NohzIdle {
+			return fmt.Errorf("%w: %v", ErrBadOption, m)
+		}
+		c.nohz = m
+		return nil
+	}
+}
+
+// WithPreset selects the state the machine starts in (KERNEL-SPEC-SMP
+// §1.9): topology.Boot (default), exact for a freshly booted kernel, or
+// topology.Warm, a machine that has been up and idle since t0 (t0 > 0), the
+// clock at which the simulation starts.
+func WithPreset(p topology.Preset, t0 uint64) Option {
+	return func(c *config) error {
+		if p > topology.Warm || (p == topology.Warm && t0 == 0) {
+			return fmt.Errorf("%w: preset %v at t0 = %d (warm needs t0 > 0)", ErrBadOption, p, t0)
+		}
+		c.preset, c.t0 = p, t0
+		return nil
+	}
+}
+
+// WithTickNsec sets TICK_NSEC, the time between two jiffies (default
+// 1000000, HZ=1000); eevdf.TickNsecForHZ converts from HZ.
+func WithTickNsec(ns uint64) Option {
+	return func(c *config) error {
+		if ns < 1000 || ns > 1e9 {
+			return fmt.Errorf("%w: tick of %d ns", ErrBadOption, ns)
+		}
+		c.tickNsec = ns
+		return nil
+	}
+}
+
+// WithRunqueueOptions passes options to every CPU's eevdf.NewCfsRq, after
+// the System's own (PELT on, the scaled base slice, the features and the
+// tick): a timeline backend, a hierarchy of task groups (each runqueue
+// becomes the next CPU of it), an arithmetic or kernel preset.
+func WithRunqueueOptions(opts ...eevdf.Option) Option {
+	return func(c *config) error {
+		c.rqOpts = append(c.rqOpts, opts...)
+		return nil
+	}
+}
+
+// System is the fair class of a machine: a runqueue per CPU and the state
+// that placement and balancing keep per CPU, per LLC and per domain. Create
+// it with New. A System is not safe for concurrent use; independent
+// Systems are.
+type System struct {
+	top      *topology.Topology
+	feat     features.Set
+	nohz     NohzMode
+	tickNsec uint64
+	hz       uint64 // jiffies per second
+
+	now     uint64 // the simulated time: every rq's clock, lazily set
+	epoch   uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
+	jiffies uint64 // ⌊now / TICK_NSEC⌋
+
+	cpus  []cpuState
+	llcs  []llcState // by LLC id: the sched_domain_shared runtime fields
+	tasks []*Task
+
+	overloaded bool // the root domain's overloaded flag
+
+	scratch *topology.Mask // select_idle_cpu's per-CPU select_rq_mask
+	stats   Stats
+}
+
+// cpuState is one CPU: its runqueue and the per-rq fields the fair class
+// keeps outside the cfs_rq.
+type cpuState struct {
+	rq         *eevdf.CfsRq
+	clockEpoch uint64 // the System epoch rq's clock was last set in
+
+	idle wakee // the idle task's wakee statistics (it can be "current")
+
+	idleStamp          uint64 // rq->idle_stamp: when a failed newidle began this idle period (0: none)
+	avgIdle            uint64 // rq->avg_idle
+	maxIdleBalanceCost uint64 // rq->max_idle_balance_cost
+
+	// The root cfs_rq's h_load cache (update_cfs_rq_h_load): refreshed
+	// to its load_avg at most once per jiffy.
+	hLoad           uint64
+	lastHLoadUpdate uint64
+}
+
+// llcState is the runtime part of an LLC's sched_domain_shared.
+type llcState struct {
+	hasIdleCores bool
+	nrIdleScan   int
+	nrBusyCPUs   int
+}
+
+// New builds the System of machine t: every CPU idle, runqueues with PELT
+// signals and the base slice the kernel uses on t (topology.BaseSlice),
+// in the start state of the preset.
+func New(t *topology.Topology, opts ...Option) (*System, error) {
+	if t == nil {
+		return nil, fmt.Errorf("%w: nil topology", ErrBadOption)
+	}
+	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec}
+	for _, o := range opts {
+		if err := o(&c); err != nil {
+			return nil, err
+		}
+	}
+	n := t.NumCPUs()
+	s := &System{
+		top:      t,
+		feat:     c.feat,
+		nohz:     c.nohz,
+		tickNsec: c.tickNsec,
+		hz:       max(1, 1e9/c.tickNsec),
+		cpus:     make([]cpuState, n),
+		llcs:     make([]llcState, t.NumLLCs()),
+		scratch:  t.NewMask(),
+	}
+	rqInit, err := t.InitialRQ(c.preset, c.t0, c.nohz == NohzIdle)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
+	}
+	shInit, err := t.InitialShared(c.preset, c.nohz == NohzIdle)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
+	}
+	base := []eevdf.Option{
+		eevdf.WithFeatures(c.feat),
+		eevdf.WithPELT(true),
+		eevdf.WithScaledBaseSlice(topology.NormalizedBaseSlice, n),
+		eevdf.WithTickNsec(c.tickNsec),
+	}
+	for i := range s.cpus {
+		rq, err := eevdf.NewCfsRq(append(base[:len(base):len(base)], c.rqOpts...)...)
+		if err != nil {
+			return nil, fmt.Errorf("smp: CPU %d: %w", i, err)
+		}
+		cs := &s.cpus[i]
+		cs.rq = rq
+		cs.idleStamp = rqInit.IdleStamp
+		cs.avgIdle = rqInit.AvgIdle
+		cs.maxIdleBalanceCost = rqInit.MaxIdleBalanceCost
+		// The kernel's jiffies never equal the zero last_h_load_update at
+		// boot; the model's first jiffy is 0, so the cache starts invalid.
+		cs.lastHLoadUpdate = ^uint64(0)
+	}
+	for i := range s.llcs {
+		if sh := t.SharedByID(i); sh != nil {
+			s.llcs[i] = llcState{hasIdleCores: shInit.HasIdleCores, nrIdleScan: shInit.NrIdleScan, nrBusyCPUs: shInit.NrBusyCPUs}
+		}
+	}
+	if c.t0 != 0 {
+		if err := s.SetClock(c.t0); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Topology returns the machine.
+func (s *System) Topology() *topology.Topology { return s.top }
+
+// NumCPUs returns the number of CPUs.
+func (s *System) NumCPUs() int { return len(s.cpus) }
+
+// Features returns the feature set.
+func (s *System) Features() features.Set { return s.feat }
+
+// Nohz returns the tick mode of idle CPUs.
+func (s *System) Nohz() NohzMode { return s.nohz }
+
+// SetClock sets the simulated time: every CPU's task clock (update_rq_clock,
+// applied to a runqueue when it is next used, so the cost does not grow with
+// the CPU count) and the jiffies, ⌊now / TICK_NSEC⌋. It fails with an error
+// wrapping eevdf.ErrClockBackwards if now is before the current time.
+func (s *System) SetClock(now uint64) error {
+	if now < s.now {
+		return fmt.Errorf("%w: %d after %d", eevdf.ErrClockBackwards, now, s.now)
+	}
+	if now != s.now {
+		s.epoch++
+	}
+	s.now = now
+	s.jiffies = now / s.tickNsec
+	return nil
+}
+
+// Clock returns the simulated time.
+func (s *System) Clock() uint64 { return s.now }
+
+// Jiffies returns the tick count of the simulated time.
+func (s *System) Jiffies() uint64 { return s.jiffies }
+
+// RQ returns cpu's runqueue, its clock brought to the simulated time (nil
+// for an id that is not a CPU). The caller may query it; changing it other
+// than through the System (an enqueue, a pick) breaks the System's view.
+func (s *System) RQ(cpu int) *eevdf.CfsRq {
+	if cpu < 0 || cpu >= len(s.cpus) {
+		return nil
+	}
+	return s.rq(cpu)
+}
+
+// rq is update_rq_clock and cpu_rq: the runqueue with its clock at now.
+func (s *System) rq(cpu int) *eevdf.CfsRq {
+	c := &s.cpus[cpu]
+	if c.clockEpoch != s.epoch {
+		// SetClock never goes backwards, so this cannot fail.
+		_ = c.rq.SetClock(s.now)
+		c.clockEpoch = s.epoch
+	}
+	return c.rq
+}
+
+// Curr returns the task cpu runs, or nil while its idle task runs.
+func (s *System) Curr(cpu int) *Task {
+	if cpu < 0 || cpu >= len(s.cpus) {
+		return nil
+	}
+	return taskOf(s.cpus[cpu].rq.Curr())
+}
+
+// CPUInfo is the per-CPU placement state of a CPU, for reports and tests.
+type CPUInfo struct {
+	Curr               *Task  // the running task, nil for idle
+	NrRunning          int    // rq->nr_running (delayed tasks included)
+	Idle               bool   // idle_cpu
+	IdleStamp          uint64 // rq->idle_stamp
+	AvgIdle            uint64 // rq->avg_idle
+	MaxIdleBalanceCost uint64 // rq->max_idle_balance_cost
+}
+
+// CPU returns cpu's placement state (the zero CPUInfo for a bad id).
+func (s *System) CPU(cpu int) CPUInfo {
+	if cpu < 0 || cpu >= len(s.cpus) {
+		return CPUInfo{}
+	}
+	c := &s.cpus[cpu]
+	return CPUInfo{
+		Curr:               taskOf(c.rq.Curr()),
+		NrRunning:          c.rq.NrRunning(),
+		Idle:               s.idleCPU(cpu),
+		IdleStamp:          c.idleStamp,
+		AvgIdle:            c.avgIdle,
+		MaxIdleBalanceCost: c.maxIdleBalanceCost,
+	}
+}
+
+// LLCInfo is the runtime state of an LLC's sched_domain_shared.
+type LLCInfo struct {
+	HasIdleCores bool // has_idle_cores
+	NrIdleScan   int  // nr_idle_scan
+	NrBusyCPUs   int  // nr_busy_cpus
+}
+
+// LLC returns the sched_domain_shared state of LLC llc (topology.LLC
+// numbers them); the zero LLCInfo for an LLC without one or a bad id.
+func (s *System) LLC(llc int) LLCInfo {
+	if llc < 0 || llc >= len(s.llcs) {
+		return LLCInfo{}
+	}
+	l := s.llcs[llc]
+	return LLCInfo{HasIdleCores: l.hasIdleCores, NrIdleScan: l.nrIdleScan, NrBusyCPUs: l.nrBusyCPUs}
+}
+
+// Overloaded returns the root domain's overloaded flag: set when a CPU's
+// nr_running reaches 2.
+func (s *System) Overloaded() bool { return s.overloaded }
+
+// Tasks returns the tasks made with NewTask, in creation order.
+func (s *System) Tasks() []*Task { return s.tasks }
+
+// llcOf returns cpu's sched_domain_shared runtime state, or nil without one.
+func (s *System) llcOf(cpu int) *llcState {
+	sh := s.top.LLCShared(cpu)
+	if sh == nil {
+		return nil
+	}
+	return &s.llcs[sh.ID()]
+}
+
+// addNrRunning is add_nr_running's root-domain side after an enqueue:
+// a CPU whose nr_running rose from below 2 to 2 or more marks the root
+// domain overloaded.
+func (s *System) addNrRunning(cpu, before int) {
+	if before < 2 && s.cpus[cpu].rq.NrRunning() >= 2 {
+		s.overloaded = true
+	}
+}
+
+// Check verifies the System between operations and returns the first
+// violation, or nil: every runqueue's invariants (eevdf's Check), and that
+// every task is where the System believes it is — a queued or running task
+// on its task_cpu's runqueue, a sleeping one nowhere (or still queued
+// there, delayed), a dead or new one nowhere.
+func (s *System) Check() error {
+	for i := range s.cpus {
+		if err := s.cpus[i].rq.Check(); err != nil {
+			return fmt.Errorf("CPU %d: %w", i, err)
+		}
+	}
+	for _, t := range s.tasks {
+		if err := s.checkTask(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *System) checkTask(t *Task) error {
+	se := t.se
+	rq := s.cpus[t.cpu].rq
+	switch t.state {
+	case taskNew, taskDead:
+		if se.OnRq() {
+			return fmt.Errorf("task %s: %v but queued", t, t.state)
+		}
+	case taskRunnable:
+		if !se.OnRq() || se.Delayed() {
+			return fmt.Errorf("task %s: runnable but on_rq %v delayed %v", t, se.OnRq(), se.Delayed())
+		}
+	case taskSleeping:
+		if se.OnRq() && !se.Delayed() {
+			return fmt.Errorf("task %s: asleep but queued and not delayed", t)
+		}
+	}
+	if se.OnRq() {
+		found := false
+		for x := range rq.Tasks() {
+			if x == se {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("task %s: queued, but not on CPU %d's runqueue", t, t.cpu)
+		}
+	}
+	for i := range s.cpus {
+		if i != t.cpu && s.cpus[i].rq.Curr() == se {
+			return fmt.Errorf("task %s: runs on CPU %d but task_cpu is %d", t, i, t.cpu)
+		}
+	}
+	return nil
+}
