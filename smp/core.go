@@ -77,8 +77,10 @@ func (s *System) WakeUpNew(t *Task) int {
 	s.addNrRunning(cpu, before)
 	t.state = taskRunnable
 	rq.WakeupPreempt(t.se, wf)
+	s.markResched(cpu)
 	s.stats.Forks++
 	s.stats.Placed[rule]++
+	t.placed = rule
 	if cpu != parent {
 		s.stats.ForkBalance++
 	}
@@ -116,8 +118,10 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 		_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
 		if rq.Curr() != t.se {
 			rq.WakeupPreempt(t.se, wf)
+			s.markResched(t.cpu)
 		}
 		s.stats.Placed[RuleInPlace]++
+		t.placed = RuleInPlace
 		return t.cpu
 	}
 	w := s.current(t.cpu)
@@ -126,6 +130,7 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 	}
 	cpu, rule := s.selectTaskRq(t, t.wakeCPU, &wf, w)
 	s.stats.Placed[rule]++
+	t.placed = rule
 	if cpu != t.cpu {
 		wf |= eevdf.WFMigrated
 		s.stats.Migrated[rule]++
@@ -140,6 +145,7 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 	_ = rq.Enqueue(t.se, ef) // a sleeping task enqueues
 	s.addNrRunning(cpu, before)
 	rq.WakeupPreempt(t.se, wf)
+	s.markResched(cpu)
 	return cpu
 }
 

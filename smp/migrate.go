@@ -45,6 +45,7 @@ func (s *System) attachTask(t *Task) {
 	_ = rq.Enqueue(t.se, eevdf.EnqueueMigrated)
 	s.addNrRunning(t.cpu, before)
 	rq.WakeupPreempt(t.se, 0)
+	s.markResched(t.cpu)
 }
 
 // moveQueuedTask is move_queued_task (path 3): detach and attach back to

@@ -153,6 +153,9 @@ type System struct {
 
 	scratch *topology.Mask // select_idle_cpu's per-CPU select_rq_mask
 	stats   Stats
+
+	resched     *topology.Mask // CPUs asked to reschedule by the System's operations
+	reschedList []int          // Resched's result, reused
 }
 
 // cpuState is one CPU: its runqueue and the per-rq fields the fair class
@@ -203,6 +206,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		cpus:     make([]cpuState, n),
 		llcs:     make([]llcState, t.NumLLCs()),
 		scratch:  t.NewMask(),
+		resched:  t.NewMask(),
 	}
 	rqInit, err := t.InitialRQ(c.preset, c.t0, c.nohz == NohzIdle)
 	if err != nil {
@@ -374,6 +378,30 @@ func (s *System) addNrRunning(cpu, before int) {
 	if before < 2 && s.cpus[cpu].rq.NrRunning() >= 2 {
 		s.overloaded = true
 	}
+}
+
+// markResched notes that cpu's runqueue may have been asked to reschedule
+// by an operation on it (a wakeup, a fork, an attach).
+func (s *System) markResched(cpu int) {
+	if s.cpus[cpu].rq.NeedResched() {
+		s.resched.Set(cpu)
+	}
+}
+
+// Resched returns, in ascending order, the CPUs that the System's own
+// operations (wakeups, forks, the moves of balancing) have asked to
+// reschedule since the last call, and forgets them: a simulator runs
+// Schedule on each that still needs it (KERNEL-SPEC-SMP §7.3 step 5). The
+// slice is reused by the next call.
+func (s *System) Resched() []int {
+	s.reschedList = s.reschedList[:0]
+	for c := s.resched.First(); c >= 0; c = s.resched.Next(c) {
+		s.reschedList = append(s.reschedList, c)
+	}
+	if len(s.reschedList) > 0 {
+		s.resched.Reset()
+	}
+	return s.reschedList
 }
 
 // Check verifies the System between operations and returns the first

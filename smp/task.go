@@ -58,6 +58,7 @@ type Task struct {
 	wakee wakee
 
 	migrations uint64 // se.nr_migrations
+	placed     Rule   // the rule of the last placement
 	data       any
 }
 
@@ -187,6 +188,10 @@ func (t *Task) Allowed() *topology.Mask { return t.allowed }
 
 // Migrations returns se.nr_migrations: the CPU changes of the task.
 func (t *Task) Migrations() uint64 { return t.migrations }
+
+// Placement returns the rule that chose the task's CPU at its last
+// wakeup or fork.
+func (t *Task) Placement() Rule { return t.placed }
 
 // WakeeFlips returns wakee_flips, the waker statistic of wake_wide.
 func (t *Task) WakeeFlips() uint32 { return t.wakee.flips }
