@@ -184,8 +184,8 @@ type llcState struct {
 }
 
 // New builds the System of machine t: every CPU idle, runqueues with PELT
-// signals and the base slice the kernel uses on t (topology.BaseSlice),
-// in the start state of the preset.
+// signals (on a machine of more than one CPU) and the base slice the kernel
+// uses on t (topology.BaseSlice), in the start state of the preset.
 func New(t *topology.Topology, opts ...Option) (*System, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil topology", ErrBadOption)
@@ -216,9 +216,12 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
 	}
+	// A one-CPU machine has nothing to place or balance, and its
+	// runqueue costs what a lone runqueue costs: no PELT signals unless
+	// asked for (WithRunqueueOptions(eevdf.WithPELT(true)), or groups).
 	base := []eevdf.Option{
 		eevdf.WithFeatures(c.feat),
-		eevdf.WithPELT(true),
+		eevdf.WithPELT(n > 1),
 		eevdf.WithScaledBaseSlice(topology.NormalizedBaseSlice, n),
 		eevdf.WithTickNsec(c.tickNsec),
 	}
