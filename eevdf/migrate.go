@@ -199,3 +199,52 @@ func (rq *CfsRq) SyncLoadAvg(se *SchedEntity) error {
 // NrIdle returns the root queue's h_nr_idle: the queued SCHED_IDLE tasks
 // (and, with groups, every task below an idle group).
 func (rq *CfsRq) NrIdle() int { return rq.hNrIdle }
+
+// UpdateBlockedAverages is the fair part of
+// __sched_balance_update_blocked_averages (__update_blocked_fair), which
+// load balancing runs on a CPU to decay the load its sleeping tasks left
+// behind: every queue of the CPU is brought to the clock (pending removed
+// load applied) — with groups, the group queues first, children before
+// parents, each group entity updated when it still carries load or has a
+// change to pass up — and it reports whether any queue still has a load or
+// utilization average to decay (cfs_rq_has_blocked). The group order is
+// the groups' creation order reversed, which puts every child before its
+// parent as the kernel's leaf list does.
+func (rq *CfsRq) UpdateBlockedAverages() bool {
+	if !rq.pelt {
+		return false
+	}
+	blocked := false
+	if rq.h != nil {
+		for i := len(rq.h.groups) - 1; i >= 0; i-- {
+			g := rq.h.groups[i].cpu[rq.cpu]
+			if rq.updateCfsRqLoadAvg(rq.clock, &g.q) {
+				rq.updateTgLoadAvg(g)
+			}
+			// skip_blocked_update: nothing left on the entity, nothing
+			// to propagate.
+			if g.avg.LoadAvg != 0 || g.avg.UtilAvg != 0 || g.q.prop.Pending {
+				rq.updateLoadAvgGroup(g, updateTG)
+			}
+			if g.q.avg.LoadAvg != 0 || g.q.avg.UtilAvg != 0 {
+				blocked = true
+			}
+		}
+	}
+	rq.updateCfsRqLoadAvg(rq.clock, &rq.cfsQueue)
+	return blocked || rq.cfsQueue.avg.LoadAvg != 0 || rq.cfsQueue.avg.UtilAvg != 0
+}
+
+// TasksFromTail returns the queued tasks in reverse cfs_tasks order, the
+// least recently run first, as detach_one_task walks them. The walk may
+// stop after it takes a task off the list, but must not change the list
+// otherwise.
+func (rq *CfsRq) TasksFromTail() iter.Seq[*SchedEntity] {
+	return func(yield func(*SchedEntity) bool) {
+		for se := rq.tasks.tail; se != nil; se = se.link.prev {
+			if !yield(se) {
+				return
+			}
+		}
+	}
+}

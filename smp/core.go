@@ -29,6 +29,16 @@ type Stats struct {
 	AffinePrev uint64 // wake_affine verdicts for the previous CPU
 
 	Migrations uint64 // every change of a task's CPU, whatever the path
+
+	// Balancing. Levels are indexed by topology.Kind (SMT, MC, PKG).
+	BalanceCalls  [3]uint64 // sched_balance_rq calls: by a busy, an idle, a newly idle CPU
+	BalanceMoves  uint64    // tasks moved by sched_balance_rq
+	NewidlePulls  [3]uint64 // newly idle balances that pulled, by level
+	NewidleSkips  uint64    // domains NI_RANDOM skipped
+	PeriodicPulls [3]uint64 // periodic balances that moved tasks, by level
+	ActiveKicks   uint64    // active balances requested
+	ActiveMoves   uint64    // tasks the CPU stopper pushed
+	ILBKicks      uint64    // idle load balancer IPIs (mode B)
 }
 
 // NumRules is the number of placement rules (Rule values).
@@ -157,12 +167,23 @@ func (s *System) Block(cpu int) error {
 	if err != nil {
 		return err
 	}
+	was := s.schedIdleRq(cpu)
 	if _, err := s.rq(cpu).Dequeue(t.se, eevdf.DequeueSleep); err != nil {
 		return err
 	}
+	s.dequeued(cpu, was)
 	t.state = taskSleeping
 	s.schedule(cpu, false)
 	return nil
+}
+
+// dequeued is the end of __dequeue_task on cpu: a dequeue that leaves only
+// SCHED_IDLE tasks where there were others makes the CPU balance at its
+// next tick, to pull higher-priority work early.
+func (s *System) dequeued(cpu int, wasSchedIdle bool) {
+	if !wasSchedIdle && s.schedIdleRq(cpu) {
+		s.cpus[cpu].nextBalance = s.jiffies
+	}
 }
 
 // Exit ends cpu's running task: a dequeue that is never delayed
@@ -174,9 +195,11 @@ func (s *System) Exit(cpu int) error {
 		return err
 	}
 	rq := s.rq(cpu)
+	was := s.schedIdleRq(cpu)
 	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep|eevdf.DequeueSpecial); err != nil {
 		return err
 	}
+	s.dequeued(cpu, was)
 	t.state = taskDead
 	s.schedule(cpu, false)
 	return rq.RemoveLoadAvg(t.se)
@@ -197,14 +220,17 @@ func (s *System) running(cpu int) (*Task, error) {
 // Schedule is __schedule on cpu: pick (pick_task_fair, with the running
 // task still current); with nothing to run, a newly idle balance, and a
 // pick again if it pulled; then put_prev/set_next if the pick changed. A
-// switch to the idle task records it for has_idle_cores; a switch from it
-// samples avg_idle. It returns the task that runs now (nil: idle; also for
-// a bad id).
+// switch to the idle task records it for has_idle_cores and, in mode B,
+// stops the CPU's tick; a switch from it samples avg_idle. It returns the
+// task that runs now (nil: idle; also for a bad id).
 func (s *System) Schedule(cpu int) *Task {
 	if cpu < 0 || cpu >= len(s.cpus) {
 		return nil
 	}
-	return s.schedule(cpu, s.cpus[cpu].rq.Curr() == nil)
+	c := &s.cpus[cpu]
+	prevIdle := c.rq.Curr() == nil && !c.stopped
+	c.stopped = false
+	return s.schedule(cpu, prevIdle)
 }
 
 // schedule is Schedule with the previous task's kind given: prevIdle says
@@ -226,14 +252,10 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	case !prevIdle && next == nil:
 		s.updateIdleCore(cpu) // set_next_task_idle
 	}
+	if next == nil {
+		s.idleEntry(cpu)
+	}
 	return taskOf(next)
-}
-
-// newidleBalance is sched_balance_newidle (KERNEL-SPEC-SMP §5.4): the CPU
-// records when it went idle; without load balancing nothing is pulled.
-func (s *System) newidleBalance(cpu int) int {
-	s.cpus[cpu].idleStamp = s.now
-	return 0
 }
 
 // Exec is sched_exec for cpu's running task: its CPU selected with WF_EXEC
@@ -260,14 +282,19 @@ func (s *System) Exec(cpu int) int {
 }
 
 // Tick is sched_tick on cpu: task_tick_fair on the running task (charge,
-// PELT, the resched decision). The caller reschedules the CPU if its
-// runqueue asks for it (RQ(cpu).NeedResched()).
+// PELT, the resched decision), then the balance trigger: the periodic
+// balance softirq when the CPU's next balance is due, and in mode B the
+// decision to kick an idle load balancer (which RunPending then runs). The
+// caller reschedules the CPU if its runqueue asks for it
+// (RQ(cpu).NeedResched()). In mode B an idle CPU whose tick is stopped
+// (TickStopped) does not tick: Tick does nothing there.
 func (s *System) Tick(cpu int) {
-	if cpu < 0 || cpu >= len(s.cpus) {
+	if cpu < 0 || cpu >= len(s.cpus) || s.TickStopped(cpu) {
 		return
 	}
 	rq := s.rq(cpu)
 	if rq.Curr() != nil {
 		rq.Tick()
 	}
+	s.tickBalance(cpu)
 }

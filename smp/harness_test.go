@@ -76,18 +76,23 @@ func (h *harness) taskWith(cpu int, eopts []eevdf.EntityOption, opts ...TaskOpti
 	return t
 }
 
-// pinnedStart starts a task on cpu (allowed there only, so that the fork
-// cannot move it), then lets it run anywhere.
+// pinnedStart starts a task on cpu, allowed there only, so that neither
+// the fork nor balancing moves it (free lets it run anywhere).
 func (h *harness) pinnedStart(cpu int, eopts ...eevdf.EntityOption) *Task {
 	h.t.Helper()
 	t := h.taskWith(cpu, eopts, WithAllowed(cpu))
 	if got := h.s.WakeUpNew(t); got != cpu {
 		h.t.Fatalf("pinned fork of %s on %d landed on %d", t, cpu, got)
 	}
-	t.allowed = h.s.top.All().Clone()
-	t.nrAllowed = t.allowed.Weight()
 	h.resched(cpu)
 	h.check()
+	return t
+}
+
+// free lets t run on every CPU.
+func free(t *Task) *Task {
+	t.allowed = t.sys.top.All().Clone()
+	t.nrAllowed = t.allowed.Weight()
 	return t
 }
 
@@ -98,8 +103,11 @@ func (h *harness) resched(cpu int) {
 	}
 }
 
-// run advances time to end in ticks of TICK_NSEC: every CPU ticks, and
-// reschedules when asked.
+// run advances time to end in ticks of TICK_NSEC, in the serial order of
+// KERNEL-SPEC-SMP §7.3: every CPU that ticks ticks, in ascending order,
+// rescheduling at once when asked; then the deferred work (ILB kicks,
+// stopper works) and the reschedules it and the ticks' balancing asked
+// for.
 func (h *harness) run(end uint64) {
 	h.t.Helper()
 	tick := h.s.tickNsec
@@ -109,10 +117,25 @@ func (h *harness) run(end uint64) {
 			h.s.Tick(c)
 			h.resched(c)
 		}
+		h.settle()
 		h.check()
 	}
 	if h.now < end {
 		h.at(end)
+	}
+}
+
+// settle runs the deferred work and the reschedules the System asks for.
+func (h *harness) settle() {
+	h.s.RunPending()
+	for {
+		cpus := h.s.Resched()
+		if len(cpus) == 0 {
+			return
+		}
+		for _, c := range append([]int(nil), cpus...) {
+			h.s.Schedule(c)
+		}
 	}
 }
 

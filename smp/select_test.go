@@ -24,7 +24,7 @@ func TestWakeeReturnsToIdlePreviousCPUSharingTheLLC(t *testing.T) {
 	p := h.pinnedStart(2)
 	h.run(5_000_000)
 	h.block(2) // p sleeps; CPU 2 idles
-	if got := h.wake(p, w, eevdf.WFSync); got != 2 {
+	if got := h.wake(free(p), w, eevdf.WFSync); got != 2 {
 		t.Fatalf("wakee on CPU %d, want its previous CPU 2", got)
 	}
 	st := h.s.Stats()
@@ -42,6 +42,7 @@ func a4(t *testing.T) (*harness, *Task, *Task) {
 	w := h.task(0, WithAllowed(0))
 	h.s.WakeUpNew(w)
 	h.block(0) // at once: p has lag 0, so it is not delayed
+	free(p)
 	if h.s.Curr(0) != w || p.Sleeping() == false || p.CPU() != 0 || p.RecentUsedCPU() != 0 {
 		t.Fatalf("setup: CPU 0 runs %v, wakee on %d (recent %d)", h.s.Curr(0), p.CPU(), p.RecentUsedCPU())
 	}
@@ -118,6 +119,7 @@ func TestNrIdleScanBoundsTheScan(t *testing.T) {
 		h.run(3_000_000)
 		h.untilPicked(0, p)
 		h.block(0)
+		free(p)
 		h.setNrIdleScan(0, tc.scan)
 		if got := h.wake(p, w, 0); got != tc.want {
 			t.Errorf("nr_idle_scan %d: wakee on CPU %d, want %d", tc.scan, got, tc.want)
@@ -139,6 +141,7 @@ func TestWakeWideSearchesAroundThePreviousCPU(t *testing.T) {
 		h.pinnedStart(9) // keep CPU 8's LLC partly busy
 		h.run(5_000_000)
 		h.block(8)
+		free(p)
 		h.setNrIdleScan(1, 8)
 		w.wakee = wakee{last: p, flips: tc.waker, decayTs: h.s.Jiffies()}
 		p.wakee.flips = 8
@@ -168,6 +171,8 @@ func TestWakeeFlipsCountSwitchesAndHalveOncePerSecond(t *testing.T) {
 	h.run(2_000_000)
 	h.block(1)
 	h.block(2)
+	free(a)
+	free(b)
 	for i, p := range []*Task{a, b, a, b} {
 		h.wake(p, w, 0)
 		if got := w.WakeeFlips(); got != uint32(i+1) {
@@ -221,9 +226,8 @@ func TestWakeAffineWeight(t *testing.T) {
 	} {
 		h := newHarness(t, topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 1})
 		w := h.pinnedStart(0)
-		pin(w, 0)
 		for range tc.others {
-			pin(h.pinnedStart(1), 1)
+			h.pinnedStart(1)
 		}
 		h.run(3_000_000_000)
 		p := h.task(1, WithAllowed(1))
@@ -285,7 +289,7 @@ func TestForkGoesToTheMostRecentlyIdledCPUOfTheIdlestLLC(t *testing.T) {
 		h.block(cpu)
 	}
 	h.at(h.now + 1_000_000)
-	child := h.task(0, WithParent(parent))
+	child := h.task(0, WithParent(parent), WithAllowed(0, 1, 2, 3, 4, 5, 6, 7))
 	if got := h.s.WakeUpNew(child); got != 5 {
 		t.Errorf("child on CPU %d, want 5 (idle_stamps: %v)", got, stamps(h.s))
 	}
@@ -304,7 +308,7 @@ func TestForkIgnoresIdleCPUsWithZeroIdleStamp(t *testing.T) {
 	for cpu := range 8 {
 		h.s.cpus[cpu].idleStamp = 0
 	}
-	child := h.task(0, WithParent(parent))
+	child := h.task(0, WithParent(parent), WithAllowed(0, 1, 2, 3, 4, 5, 6, 7))
 	if got := h.s.WakeUpNew(child); got != 1 {
 		t.Errorf("child on CPU %d, want 1", got)
 	}
@@ -327,7 +331,6 @@ func TestDelayedTaskWakesInPlace(t *testing.T) {
 	a := h.pinnedStart(0)
 	b := h.task(0, WithAllowed(0))
 	h.s.WakeUpNew(b)
-	b.allowed, b.nrAllowed = h.s.top.All().Clone(), 4
 	h.resched(0)
 	// a runs past b's vruntime, then sleeps: ineligible, so delayed.
 	for h.s.Curr(0) != a {
@@ -339,7 +342,7 @@ func TestDelayedTaskWakesInPlace(t *testing.T) {
 		t.Fatalf("setup: %s is not delayed (lag %d)", a, h.s.RQ(0).Lag(a.se))
 	}
 	flips := w.WakeeFlips()
-	if got := h.wake(a, w, 0); got != 0 {
+	if got := h.wake(free(a), w, 0); got != 0 {
 		t.Errorf("delayed task woken on CPU %d, want its own CPU 0", got)
 	}
 	if a.se.Delayed() || !a.se.OnRq() {

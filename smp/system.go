@@ -58,7 +58,38 @@ type config struct {
 	preset   topology.Preset
 	t0       uint64
 	tickNsec uint64
+	cost     NewidleCost
 	rqOpts   []eevdf.Option
+}
+
+// NewidleCost is the cost model of newly idle balancing (KERNEL-SPEC-SMP
+// §5.4 rule 16): the kernel measures the time each domain's balance takes
+// and compares it with how long the CPU is expected to idle; a simulator
+// needs a deterministic, non-zero stand-in, or the cost and the success
+// statistics never move. A balance of a domain of w CPUs costs Base +
+// PerCPU·w ns; the first domain visited is also charged Blocked ns for the
+// blocked-load update that precedes the walk. The simulated CPU does not
+// spend this time: it goes idle (or runs what it pulled) at once.
+type NewidleCost struct {
+	Base, PerCPU, Blocked uint64
+}
+
+// DefaultNewidleCost is a balance of about the cost measured on current
+// machines: 2 µs plus 0.1 µs per CPU of the domain, plus 1 µs for the
+// blocked-load update.
+var DefaultNewidleCost = NewidleCost{Base: 2000, PerCPU: 100, Blocked: 1000}
+
+// WithNewidleCost sets the cost model of newly idle balancing (default
+// DefaultNewidleCost). A cost of zero is refused: it would freeze the
+// statistics the kernel adapts by.
+func WithNewidleCost(c NewidleCost) Option {
+	return func(cf *config) error {
+		if c.Base == 0 && c.PerCPU == 0 {
+			return fmt.Errorf("%w: a newidle balance must cost something", ErrBadOption)
+		}
+		cf.cost = c
+		return nil
+	}
 }
 
 // WithFeatures sets the feature set of every runqueue and of the
@@ -145,11 +176,22 @@ type System struct {
 	epoch   uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
 	jiffies uint64 // ⌊now / TICK_NSEC⌋
 
-	cpus  []cpuState
-	llcs  []llcState // by LLC id: the sched_domain_shared runtime fields
-	tasks []*Task
+	cpus   []cpuState
+	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
+	doms   []domState   // by Domain.ID: each CPU's balancing state per level
+	groups []groupState // by Group.ID: the sched_group_capacity runtime fields
+	tasks  []*Task
 
 	overloaded bool // the root domain's overloaded flag
+	cost       NewidleCost
+	nohzState  nohzGlobal
+
+	// Scratch masks, as the kernel's per-CPU cpumask variables.
+	lbCpus  *topology.Mask // load_balance_mask: env.cpus
+	swbCpus *topology.Mask // should_we_balance_tmpmask
+	lbTasks []*Task        // env.tasks, the detached list
+
+	deferred deferredWork // ILB kicks and stopper works of the current instant
 
 	scratch *topology.Mask // select_idle_cpu's per-CPU select_rq_mask
 	stats   Stats
@@ -174,6 +216,40 @@ type cpuState struct {
 	// to its load_avg at most once per jiffy.
 	hLoad           uint64
 	lastHLoadUpdate uint64
+
+	stopped       bool   // the CPU stopper preempted the running task; __schedule is due
+	nextBalance   uint64 // rq->next_balance (jiffies)
+	idleBalance   bool   // rq->idle_balance: idle_cpu at the last tick
+	activeBalance bool   // rq->active_balance: a stopper work is queued
+	pushCPU       int    // rq->push_cpu
+	rng           schedRNG
+
+	// NOHZ (KERNEL-SPEC-SMP §5.15).
+	tickStopped               bool   // rq->nohz_tick_stopped
+	hasBlockedLoad            bool   // rq->has_blocked_load
+	lastBlockedLoadUpdateTick uint64 // jiffies
+	nohzFlags                 nohzFlag
+	nohzIdleBalance           nohzFlag // flags handed to the softirq
+}
+
+// domState is the balancing state of one CPU's domain at one level
+// (KERNEL-SPEC-SMP §1.3): every CPU owns its own.
+type domState struct {
+	lastBalance        uint64 // jiffies
+	balanceInterval    uint64 // ms
+	nrBalanceFailed    uint64
+	maxNewidleLBCost   uint64 // ns
+	lastDecayMaxLBCost uint64 // jiffies
+	newidleCall        uint64
+	newidleSuccess     uint64
+	newidleRatio       uint64
+	newidleStamp       uint64 // ns
+	nohzIdle           bool   // sd->nohz_idle, on the CPU's sd_llc
+}
+
+// groupState is the runtime part of a group's sched_group_capacity.
+type groupState struct {
+	imbalance bool // sgc->imbalance: affinity kept this group unbalanced
 }
 
 // llcState is the runtime part of an LLC's sched_domain_shared.
@@ -190,7 +266,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil topology", ErrBadOption)
 	}
-	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec}
+	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec, cost: DefaultNewidleCost}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, err
@@ -207,7 +283,13 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		llcs:     make([]llcState, t.NumLLCs()),
 		scratch:  t.NewMask(),
 		resched:  t.NewMask(),
+		doms:     make([]domState, t.NumDomainIDs()),
+		groups:   make([]groupState, t.NumGroupIDs()),
+		cost:     c.cost,
+		lbCpus:   t.NewMask(),
+		swbCpus:  t.NewMask(),
 	}
+	s.nohzState.idle = t.NewMask()
 	rqInit, err := t.InitialRQ(c.preset, c.t0, c.nohz == NohzIdle)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
@@ -238,6 +320,25 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		// The kernel's jiffies never equal the zero last_h_load_update at
 		// boot; the model's first jiffy is 0, so the cache starts invalid.
 		cs.lastHLoadUpdate = ^uint64(0)
+		cs.rng = newSchedRNG(c.seed, i)
+		cs.pushCPU = -1
+		if rqInit.InNohzIdleMask && t.Base(i) != nil {
+			cs.tickStopped = true
+			s.nohzState.idle.Set(i)
+		}
+		for _, d := range t.Domains(i) {
+			in := d.Init()
+			s.doms[d.ID()] = domState{
+				balanceInterval: in.BalanceInterval,
+				nrBalanceFailed: in.NrBalanceFailed,
+				newidleCall:     in.NewidleCall,
+				newidleSuccess:  in.NewidleSuccess,
+				newidleRatio:    in.NewidleRatio,
+			}
+		}
+		if sd := t.SDLLC(i); sd != nil && rqInit.InNohzIdleMask {
+			s.doms[sd.ID()].nohzIdle = true
+		}
 	}
 	for i := range s.llcs {
 		if sh := t.SharedByID(i); sh != nil {
@@ -249,6 +350,21 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 			return nil, err
 		}
 	}
+	// What the kernel stamps with jiffies or sched_clock() at boot starts
+	// at the first jiffy and clock.
+	for i := range s.cpus {
+		cs := &s.cpus[i]
+		cs.nextBalance = s.jiffies
+		cs.lastBlockedLoadUpdateTick = s.jiffies
+		for _, d := range t.Domains(i) {
+			ds := &s.doms[d.ID()]
+			ds.lastBalance = s.jiffies
+			ds.lastDecayMaxLBCost = s.jiffies
+			ds.newidleStamp = s.now
+		}
+	}
+	s.nohzState.nextBalance = s.jiffies
+	s.nohzState.nextBlocked = s.jiffies
 	return s, nil
 }
 
@@ -273,6 +389,7 @@ func (s *System) SetClock(now uint64) error {
 		return fmt.Errorf("%w: %d after %d", eevdf.ErrClockBackwards, now, s.now)
 	}
 	if now != s.now {
+		s.RunPending() // what the previous instant left
 		s.epoch++
 	}
 	s.now = now
@@ -391,15 +508,18 @@ func (s *System) markResched(cpu int) {
 	}
 }
 
-// Resched returns, in ascending order, the CPUs that the System's own
-// operations (wakeups, forks, the moves of balancing) have asked to
-// reschedule since the last call, and forgets them: a simulator runs
-// Schedule on each that still needs it (KERNEL-SPEC-SMP §7.3 step 5). The
-// slice is reused by the next call.
+// Resched returns, in ascending order, the CPUs on which __schedule is due
+// because of the System's own operations since the last call — wakeups,
+// forks and the moves of balancing that asked for a reschedule, and CPUs
+// whose running task the CPU stopper preempted — and forgets them: a
+// simulator runs Schedule on each (KERNEL-SPEC-SMP §7.3 step 5). The slice
+// is reused by the next call.
 func (s *System) Resched() []int {
 	s.reschedList = s.reschedList[:0]
 	for c := s.resched.First(); c >= 0; c = s.resched.Next(c) {
-		s.reschedList = append(s.reschedList, c)
+		if s.cpus[c].rq.NeedResched() || s.cpus[c].stopped {
+			s.reschedList = append(s.reschedList, c)
+		}
 	}
 	if len(s.reschedList) > 0 {
 		s.resched.Reset()
