@@ -163,7 +163,9 @@ func (s *System) updateSgLbStats(env *lbEnv, sg *topology.Group, local bool, ove
 
 // isSMTGroup reports a group that is an SMT core (its flags are its child
 // SMT domain's).
-func isSMTGroup(g *topology.Group) bool { return g != nil && g.Flags().Has(topology.SDShareCPUCapacity) }
+func isSMTGroup(g *topology.Group) bool {
+	return g != nil && g.Flags().Has(topology.SDShareCPUCapacity)
+}
 
 // smtVsNonSMTGroups is smt_vs_nonsmt_groups: exactly one of the two is an
 // SMT group.
