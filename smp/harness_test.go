@@ -180,3 +180,10 @@ func (h *harness) untilPicked(cpu int, t *Task) {
 		}
 	}
 }
+
+// overload sets the root domain's overloaded flag, as the arrival of a
+// second task on a CPU does. Setups that pin tasks need it: an idle CPU's
+// balance that finds only pinned tasks redoes the level without their CPU
+// and, at the top domain, rewrites the flag from what it then sees — as
+// the kernel does.
+func (h *harness) overload() { h.s.overloaded = true }
