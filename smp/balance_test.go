@@ -1,0 +1,318 @@
+package smp
+
+import (
+	"testing"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/topology"
+)
+
+// C1 (KERNEL-SPEC-SMP §6.3): at HZ=1000 an MC domain of 8 CPUs is balanced
+// every 8 or 16 jiffies by an idle CPU (balance_interval 8 or 16 ms) and
+// every 127 or 255 by a busy one (×16, −1).
+func TestBalanceIntervals(t *testing.T) {
+	h := newHarness(t, oneLLC8x1)
+	mc := h.s.top.Domains(0)[0]
+	for _, tc := range []struct {
+		ms   uint64
+		busy bool
+		want uint64
+	}{{8, false, 8}, {16, false, 16}, {8, true, 127}, {16, true, 255}} {
+		h.s.dom(mc).balanceInterval = tc.ms
+		if got := h.s.balanceInterval(mc, tc.busy); got != tc.want {
+			t.Errorf("balance_interval %d ms, busy %v: %d jiffies, want %d", tc.ms, tc.busy, got, tc.want)
+		}
+	}
+}
+
+// C1: balance_interval doubles once after a balanced pass (up to
+// max_interval = 2w) and returns to w after an unbalanced one.
+func TestBalanceIntervalBacksOff(t *testing.T) {
+	h := newHarness(t, oneLLC8x1, noNIRandom)
+	var tasks []*Task
+	for cpu := range 8 {
+		tasks = append(tasks, free(h.pinnedStart(cpu)))
+	}
+	mc := h.s.top.Domains(1)[0]
+	d := h.s.dom(mc)
+	cont := true
+	for _, want := range []uint64{16, 16} {
+		h.s.balanceRQ(1, mc, cpuNotIdle, &cont)
+		if d.balanceInterval != want {
+			t.Fatalf("after a balanced pass: balance_interval %d, want %d", d.balanceInterval, want)
+		}
+	}
+	// CPU 1's task sleeps and a second task waits on CPU 0: CPU 1's next
+	// (idle) pass moves it: unbalanced, back to w.
+	h.s.Block(1)
+	extra := h.pinnedStart(0)
+	free(extra)
+	h.overload()
+	if n := h.s.balanceRQ(1, mc, cpuIdle, &cont); n != 1 {
+		t.Fatalf("the idle pass moved %d tasks, want 1", n)
+	}
+	if d.balanceInterval != 8 {
+		t.Errorf("after an unbalanced pass: balance_interval %d, want 8", d.balanceInterval)
+	}
+	_ = tasks
+}
+
+// C2: who balances a level (should_we_balance). At MC on an SMT machine,
+// the first idle CPU on an idle core of the local core, else the first idle
+// thread, else the core's first CPU; at PKG, the first idle CPU of the local
+// LLC, else its first CPU. A newly idle CPU always balances.
+func TestShouldWeBalance(t *testing.T) {
+	swb := func(h *harness, cpu int, level int, idle cpuIdleType) bool {
+		sd := h.s.top.Domains(cpu)[level]
+		env := lbEnv{sd: sd, d: h.s.dom(sd), dstCPU: cpu, idle: idle, cpus: h.s.lbCpus}
+		env.cpus.Copy(sd.Span())
+		return h.s.shouldWeBalance(&env)
+	}
+	h := newHarness(t, oneLLC4x2)
+	// All idle: at MC, CPU 2 for core 1.
+	if !swb(h, 2, 1, cpuIdle) || swb(h, 3, 1, cpuIdle) {
+		t.Error("MC, core 1 idle: CPU 2 should balance, CPU 3 not")
+	}
+	// CPU 2 busy: CPU 3, the idle thread of a busy core.
+	h.pinnedStart(2)
+	if !swb(h, 3, 1, cpuIdle) || swb(h, 2, 1, cpuNotIdle) {
+		t.Error("MC, CPU 2 busy: CPU 3 should balance, CPU 2 not")
+	}
+	// Both busy: the core's first CPU.
+	h.pinnedStart(3)
+	if !swb(h, 2, 1, cpuNotIdle) || swb(h, 3, 1, cpuNotIdle) {
+		t.Error("MC, core 1 busy: CPU 2 should balance")
+	}
+	// A newly idle CPU balances, whatever its siblings do.
+	if !swb(h, 1, 1, cpuNewlyIdle) {
+		t.Error("a newly idle CPU does not balance")
+	}
+
+	h = newHarness(t, twoLLC4x1)
+	h.pinnedStart(0)
+	h.pinnedStart(1)
+	pkg := 1
+	if !swb(h, 2, pkg, cpuIdle) || swb(h, 3, pkg, cpuIdle) || swb(h, 0, pkg, cpuNotIdle) {
+		t.Error("PKG: the first idle CPU of the local LLC (2) should balance, alone")
+	}
+	h.pinnedStart(2)
+	h.pinnedStart(3)
+	if !swb(h, 0, pkg, cpuNotIdle) || swb(h, 1, pkg, cpuNotIdle) {
+		t.Error("PKG, LLC 0 busy: its first CPU should balance")
+	}
+}
+
+// C3: work conservation. An idle CPU whose LLC has a CPU with a waiting
+// task pulls it at its next MC balance if the task is cold; if every
+// waiting task is hot (here: two tasks with 0.1 ms slices that switch at
+// every tick, just before the idle CPU's tick), the pull happens at the
+// attempt after cache_nice_tries + 1 = 2 consecutive failures, w jiffies
+// apart (the interval returns to w after each failure).
+func TestIdleCPUPullsWaitingTask(t *testing.T) {
+	for _, hot := range []bool{false, true} {
+		h := newHarness(t, oneLLC4x1, noNIRandom)
+		h.pinnedStart(2)
+		h.pinnedStart(3)
+		var opts []eevdf.EntityOption
+		if hot {
+			opts = append(opts, eevdf.WithSlice(100_000))
+		}
+		x := h.pinnedStart(0, opts...)
+		y := h.pinnedStart(0, opts...)
+		h.run(h.now + 2_000_000)
+		free(x)
+		free(y)
+		mc := h.s.top.Domains(1)[0]
+		d := h.s.dom(mc)
+		start := h.s.Jiffies()
+		var fails []uint64
+		for h.s.RQ(1).NrRunning() == 0 && h.s.Jiffies() < start+100 {
+			before := d.nrBalanceFailed
+			h.run(h.now + 1_000_000)
+			if d.nrBalanceFailed > before {
+				fails = append(fails, h.s.Jiffies())
+			}
+		}
+		took := h.s.Jiffies() - start
+		switch {
+		case h.s.RQ(1).NrRunning() == 0:
+			t.Fatalf("hot %v: nothing pulled in 100 jiffies", hot)
+		case !hot && (len(fails) != 0 || took > 2*4):
+			t.Errorf("cold: pulled after %d jiffies and %d failures, want within 2w = 8 and none", took, len(fails))
+		case hot && len(fails) != 2:
+			t.Errorf("hot: %d failures before the pull (at jiffies %v), want 2", len(fails), fails)
+		case hot && (fails[1]-fails[0] != 4 || took > 2*4+2*4):
+			t.Errorf("hot: failures at %v, pulled after %d jiffies; want w = 4 apart, within 4w", fails, took)
+		}
+		if d.nrBalanceFailed != 0 {
+			t.Errorf("hot %v: nr_balance_failed %d after the pull", hot, d.nrBalanceFailed)
+		}
+	}
+}
+
+// C4: a busy CPU does not pull from a group that is not overloaded; an idle
+// one does. Two fresh tasks on CPU 0 leave its group with spare capacity
+// (their runnable average is still low).
+func TestBusyCPUDoesNotPullFromGroupWithSpareCapacity(t *testing.T) {
+	h := newHarness(t, oneLLC4x1, noNIRandom)
+	h.pinnedStart(1)
+	free(h.pinnedStart(0))
+	free(h.pinnedStart(0))
+	h.at(h.now + 600_000) // the task that waits is cold now
+	mc := h.s.top.Domains(1)[0]
+	cont := true
+	if n := h.s.balanceRQ(1, mc, cpuNotIdle, &cont); n != 0 {
+		t.Errorf("a busy CPU pulled %d tasks from a group with spare capacity", n)
+	}
+	if n := h.s.balanceRQ(2, h.s.top.Domains(2)[0], cpuIdle, &cont); n != 1 {
+		t.Errorf("an idle CPU pulled %d tasks, want 1", n)
+	}
+}
+
+// C5: across LLCs (PKG, prefer_sibling from the MC groups' flags), tasks
+// stacked in one LLC spread until the LLCs' task counts differ by at most
+// one.
+func TestTasksSpreadAcrossLLCs(t *testing.T) {
+	for _, mode := range []NohzMode{NohzOff, NohzIdle} {
+		h := newHarness(t, twoLLC4x1, noNIRandom, WithNohz(mode))
+		var tasks []*Task
+		for i := range 6 {
+			tk := h.task(i%4, WithAllowed(0, 1, 2, 3))
+			h.s.WakeUpNew(tk)
+			h.settle()
+			tasks = append(tasks, tk)
+		}
+		for _, tk := range tasks {
+			free(tk)
+		}
+		h.run(h.now + 500_000_000)
+		var n [2]int
+		for c := range 8 {
+			n[h.s.top.LLC(c)] += h.s.RQ(c).NrRunning()
+		}
+		if d := n[0] - n[1]; d < -1 || d > 1 {
+			t.Errorf("nohz %v: %d and %d tasks in the two LLCs", mode, n[0], n[1])
+		}
+	}
+}
+
+// C6: between two overloaded groups, migrate_load moves the smaller of the
+// busiest group's excess over the domain average and the local group's
+// shortfall below it (each times the group's capacity, over 1024); the
+// differences are unsigned, so a negative one wraps and loses the min.
+func TestOverloadedImbalance(t *testing.T) {
+	h := newHarness(t, oneLLC4x1)
+	env := lbEnv{sd: h.s.top.Domains(0)[0], idle: cpuIdle}
+	mk := func(b, l, avg uint64) *sdStats {
+		return &sdStats{
+			busiestSt: sgStats{groupType: groupOverloaded, avgLoad: b, groupCapacity: 1024},
+			localSt:   sgStats{groupType: groupOverloaded, avgLoad: l, groupCapacity: 1024},
+			avgLoad:   avg,
+		}
+	}
+	h.s.calculateImbalance(&env, mk(3000, 1500, 2000))
+	if env.mtype != migrateLoad || env.imbalance != 500 {
+		t.Errorf("imbalance %d (type %d), want migrate_load 500", env.imbalance, env.mtype)
+	}
+	h.s.calculateImbalance(&env, mk(1900, 1500, 2000)) // busiest below the average: wraps
+	if env.imbalance != 500 {
+		t.Errorf("imbalance %d, want 500 (the wrapped side loses the min)", env.imbalance)
+	}
+	// shr_bound lets a task twice or four times the imbalance move after
+	// one or two failures.
+	for _, tc := range []struct{ load, failed, want uint64 }{{1024, 0, 1024}, {1024, 1, 512}, {1024, 2, 256}, {5, 70, 0}} {
+		if got := shrBound(tc.load, tc.failed); got != tc.want {
+			t.Errorf("shr_bound(%d, %d) = %d, want %d", tc.load, tc.failed, got, tc.want)
+		}
+	}
+}
+
+// C7: nr_idle_scan after a periodic balance of the LLC domain: w = 8,
+// Σ util = 4096: x = 512, t = ⌊512²·117²/(10⁴·1024)⌋ = 350,
+// ⌊(1024 − 350)·8/1024⌋ = 5. Not after a newly idle balance, nor of
+// another domain, nor without SIS_UTIL.
+func TestNrIdleScanFollowsUtilization(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		idle  cpuIdleType
+		feat  features.Set
+		level int
+		want  int
+	}{
+		{"periodic", cpuIdle, features.Default(), 0, 5},
+		{"newly idle", cpuNewlyIdle, features.Default(), 0, 7},
+		{"no SIS_UTIL", cpuIdle, features.Default().Without(features.SISUtil), 0, 7},
+		{"PKG", cpuIdle, features.Default(), 1, 7},
+	} {
+		h := newHarness(t, topology.Machine{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 8, ThreadsPerCore: 1}, WithFeatures(tc.feat))
+		h.setNrIdleScan(0, 7)
+		sd := h.s.top.Domains(0)[tc.level]
+		env := lbEnv{sd: sd, dstCPU: 0, idle: tc.idle}
+		h.s.updateIdleCPUScan(&env, 4096)
+		if got := h.s.LLC(0).NrIdleScan; got != tc.want {
+			t.Errorf("%s: nr_idle_scan %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+// C8: the root overloaded flag is cleared by the first top-level balance
+// that sees no CPU with more than one task; newly idle balancing then
+// stops pulling.
+func TestOverloadedClearedByTopLevelBalance(t *testing.T) {
+	h := newHarness(t, oneLLC4x1, noNIRandom)
+	free(h.pinnedStart(0))
+	h.pinnedStart(0)
+	h.pinnedStart(1)
+	if !h.s.Overloaded() {
+		t.Fatal("two tasks on CPU 0 did not set the flag")
+	}
+	// An idle CPU takes the free task; then every CPU balances again.
+	h.run(h.now + 50_000_000)
+	for c := range 4 {
+		if h.s.RQ(c).NrRunning() > 1 {
+			t.Fatalf("setup: CPU %d runs %d tasks", c, h.s.RQ(c).NrRunning())
+		}
+	}
+	if h.s.Overloaded() {
+		t.Error("the flag is still set")
+	}
+	calls := h.s.Stats().BalanceCalls[cpuNewlyIdle]
+	h.block(1)
+	if h.s.Stats().BalanceCalls[cpuNewlyIdle] != calls {
+		t.Error("a newly idle CPU balanced although nothing is overloaded")
+	}
+}
+
+// C9: an ineligible waiting task is not pulled to a destination that has
+// tasks queued until the domain has failed once (PLACE_LAG).
+func TestIneligibleTaskWaitsForAFailure(t *testing.T) {
+	h := newHarness(t, oneLLC4x1, noNIRandom)
+	x, y := h.pinnedStart(0), h.pinnedStart(0)
+	h.pinnedStart(1)
+	h.run(h.now + 10_000_000)
+	prev := h.s.Curr(0)
+	for h.s.Curr(0) == prev {
+		h.run(h.now + 1_000_000)
+	}
+	h.run(h.now + 1_000_000) // the task switched out is cold now, and still ineligible
+	waiting := x
+	if h.s.Curr(0) == x {
+		waiting = y
+	}
+	free(waiting)
+	rq := h.s.RQ(0)
+	if rq.Eligible(waiting.se) || h.now-waiting.se.ExecStart() < 500_000 {
+		t.Fatalf("setup: the waiting task is eligible (%v) or hot (%d ns)", rq.Eligible(waiting.se), h.now-waiting.se.ExecStart())
+	}
+	mc := h.s.top.Domains(1)[0]
+	env := lbEnv{sd: mc, d: h.s.dom(mc), srcCPU: 0, dstCPU: 1, idle: cpuNotIdle, dstGrpmask: mc.LocalGroup().BalanceMask(), cpus: h.s.lbCpus}
+	env.cpus.Copy(mc.Span())
+	if h.s.canMigrateTask(waiting, &env) {
+		t.Error("an ineligible task may move to a busy CPU before any failure")
+	}
+	env.d.nrBalanceFailed = 1
+	if !h.s.canMigrateTask(waiting, &env) {
+		t.Error("after a failure the ineligible task may still not move")
+	}
+}
