@@ -297,4 +297,9 @@ func (s *System) Tick(cpu int) {
 		rq.Tick()
 	}
 	s.tickBalance(cpu)
+	if s.nohz == NohzIdle && s.idleCPU(cpu) && rq.NrRunning() == 0 {
+		// An idle CPU still ticking (idle since boot) stops its tick in
+		// its idle loop.
+		s.idleEntry(cpu)
+	}
 }

@@ -233,6 +233,9 @@ func (s *System) nohzSweep(this int, flags nohzFlag) {
 			aborted = true
 			break
 		}
+		if s.onSweep != nil {
+			s.onSweep(this, b)
+		}
 		if flags&nohzStatsKick != 0 && s.updateNohzStats(b) {
 			hasBlocked = true
 		}

@@ -193,6 +193,9 @@ type System struct {
 
 	deferred deferredWork // ILB kicks and stopper works of the current instant
 
+	// onSweep, if set, sees each CPU an ILB sweep visits (tests).
+	onSweep func(ilb, cpu int)
+
 	scratch *topology.Mask // select_idle_cpu's per-CPU select_rq_mask
 	stats   Stats
 
