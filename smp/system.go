@@ -3,6 +3,7 @@ package smp
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
@@ -568,7 +569,11 @@ func (s *System) checkTask(t *Task) error {
 	}
 	if se.OnRq() {
 		found := false
-		for x := range rq.Tasks() {
+		queued := rq.Tasks()
+		if !rq.PELT() {
+			queued = slices.Values(rq.Entities()) // no cfs_tasks list without PELT
+		}
+		for x := range queued {
 			if x == se {
 				found = true
 				break

@@ -1,0 +1,147 @@
+package smp
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/topology"
+)
+
+// FuzzSystem drives a System on a machine chosen by the input with random
+// forks, wakeups (by a task or a timer, sync or not), blocks, exits, execs,
+// ticks and time steps, under random feature sets and both tick modes, in
+// the serial order a simulator uses, and checks every invariant (each
+// runqueue's, and every task's place) after every step.
+func FuzzSystem(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{1, 2, 3, 0, 0, 0, 1, 1, 1, 5, 5, 5, 6, 6, 6, 9, 9, 9, 9, 9})
+	f.Add([]byte{2, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9, 9, 9, 3, 3, 3, 3, 9, 9, 9})
+	f.Add([]byte{3, 255, 7, 0, 4, 0, 4, 1, 2, 1, 2, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
+	f.Fuzz(runFuzzSystem)
+}
+
+func runFuzzSystem(t *testing.T, data []byte) {
+	{
+		if len(data) < 3 || len(data) > 600 {
+			return
+		}
+		machines := []topology.Machine{
+			{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 1, ThreadsPerCore: 1},
+			{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 4, ThreadsPerCore: 1},
+			{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 2},
+			{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 2},
+			{Packages: 1, LLCsPerPackage: 2, CoresPerLLC: 1, ThreadsPerCore: 2},
+			{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 3, ThreadsPerCore: 1, Numbering: topology.X86},
+		}
+		m := machines[int(data[0])%len(machines)]
+		feat := features.Default()
+		toggles := []features.Feature{features.NIRandom, features.NIRate, features.WAIdle, features.WAWeight,
+			features.WABias, features.SISUtil, features.DelayDequeue, features.PlaceLag, features.CacheHotBuddy}
+		for i, tg := range toggles {
+			if data[1]>>(i%8)&1 == 1 && i < 8 {
+				feat = feat.Toggle(tg, !feat.Has(tg))
+			}
+		}
+		mode := NohzMode(data[2] & 1)
+		preset := []Option{WithPreset(topology.Boot, 0), WithPreset(topology.Warm, 5_000_000)}[data[2]>>1&1]
+		top, err := topology.Build(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(top, WithFeatures(feat), WithNohz(mode), preset, WithSeed(uint64(data[2])))
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := s.Clock() + 1_000_000
+		n := top.NumCPUs()
+		var tasks []*Task
+		step := func(what string) {
+			s.RunPending()
+			for {
+				cpus := s.Resched()
+				if len(cpus) == 0 {
+					break
+				}
+				for _, c := range append([]int(nil), cpus...) {
+					s.Schedule(c)
+				}
+			}
+			if err := s.Check(); err != nil {
+				t.Fatalf("after %s: %v", what, err)
+			}
+		}
+		if err := s.SetClock(now); err != nil {
+			t.Fatal(err)
+		}
+		for i := 3; i+1 < len(data); i += 2 {
+			op, arg := data[i]%10, int(data[i+1])
+			switch op {
+			case 0: // fork, on arg's CPU, maybe pinned to a few CPUs
+				if len(tasks) >= 24 {
+					continue
+				}
+				se, _ := eevdf.NewEntity(fmt.Sprintf("t%d", len(tasks)), eevdf.WithNice(arg%7-3))
+				opts := []TaskOption{WithCPU(arg % n)}
+				if arg&0x80 != 0 {
+					opts = append(opts, WithAllowed(arg%n, (arg/3)%n))
+				}
+				tk, err := s.NewTask(se, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tasks = append(tasks, tk)
+				s.WakeUpNew(tk)
+				step("fork")
+			case 1, 2: // wakeup by a running task or a timer
+				if len(tasks) == 0 {
+					continue
+				}
+				tk := tasks[arg%len(tasks)]
+				var waker *Task
+				if op == 1 {
+					waker = s.Curr(arg % n)
+				}
+				wf := eevdf.WakeFlags(0)
+				if arg&0x40 != 0 {
+					wf = eevdf.WFSync
+				}
+				s.TryToWakeUp(tk, waker, wf)
+				step("wakeup")
+			case 3: // a running task sleeps
+				if s.Curr(arg%n) != nil {
+					if err := s.Block(arg % n); err != nil {
+						t.Fatal(err)
+					}
+					step("block")
+				}
+			case 4: // a running task exits (rarely)
+				if arg%4 == 0 && s.Curr(arg%n) != nil {
+					if err := s.Exit(arg % n); err != nil {
+						t.Fatal(err)
+					}
+					step("exit")
+				}
+			case 5: // exec
+				s.Exec(arg % n)
+				step("exec")
+			case 6, 7, 8: // a preemption point
+				s.Schedule(arg % n)
+				step("schedule")
+			case 9: // time passes to the next tick or two; every CPU ticks
+				now = (now/eevdf.DefaultTickNsec + 1 + uint64(arg%2)) * eevdf.DefaultTickNsec
+				if err := s.SetClock(now); err != nil {
+					t.Fatal(err)
+				}
+				for c := range n {
+					s.Tick(c)
+					if s.RQ(c).NeedResched() {
+						s.Schedule(c)
+					}
+				}
+				step("tick")
+			}
+		}
+	}
+}
