@@ -2,32 +2,58 @@
 // kernel/sched/fair.c and the core.c paths around it at mainline
 // 673dab7eac16, as KERNEL-SPEC-SMP specifies them: how a waking or new task
 // reaches a CPU (select_task_rq_fair: wake_wide, wake_affine,
-// select_idle_sibling and its scans, the fork and exec slow path) and what a
-// move between CPUs does to the task's EEVDF and PELT state.
+// select_idle_sibling and its scans, the fork and exec slow path), what a
+// move between CPUs does to the task's EEVDF and PELT state, and how the
+// load balancer moves tasks that wait while other CPUs could run them
+// (newly idle, periodic and active balancing, NOHZ idle balancing).
 //
 // A System is a machine (package topology) with one eevdf.CfsRq per CPU, all
 // keeping PELT signals, all with the base slice scaled by the CPU count as
 // the kernel scales it. A simulator drives it at the moments the kernel's
-// core code would run: SetClock before each instant (every CPU's task clock
-// and the jiffies), TryToWakeUp and WakeUpNew for wakeups and forks, Block
-// and Exit when the running task sleeps or ends, Schedule at a preemption
-// point, Tick at each tick of a CPU. Everything the kernel decides in those
-// paths is decided here, in the kernel's order, and is deterministic: the
-// only randomness of the fair class, sched_rng, is one seeded generator per
-// CPU (WithSeed).
+// core code would run, in the serial order of KERNEL-SPEC-SMP §7.3:
+//
+//	SetClock(t)                  every CPU's task clock, and the jiffies
+//	TryToWakeUp, WakeUpNew       wakeups (by a task, or a timer) and forks
+//	Block, Exit                  the running task sleeps or ends; __schedule
+//	Tick(cpu), ascending          task_tick_fair, then the balance softirq;
+//	                              Schedule(cpu) if RQ(cpu).NeedResched()
+//	RunPending                   ILB kicks and CPU stopper works of the instant
+//	Resched → Schedule           the reschedules the System's operations asked for
+//
+// Everything the kernel decides in those paths is decided here, in the
+// kernel's order, and is deterministic: the only randomness of the fair
+// class, sched_rng, is one seeded generator per CPU (WithSeed), drawn where
+// the kernel draws it. Newly idle balancing needs a cost for each domain
+// it balances; the model charges a configurable, deterministic one
+// (WithNewidleCost) and the CPU does not spend it.
+//
+// Two tick modes (WithNohz): NohzOff, every CPU ticks and balances itself
+// (mode A, exact for a kernel booted with nohz=off); NohzIdle, an idle CPU
+// stops its tick (TickStopped) and an idle load balancer kicked by busy
+// CPUs balances for it and decays its blocked load (mode B).
 //
 // The files follow the concerns of the code they model: select.go
 // (select_task_rq_fair and the idle scans), slowpath.go (the fork and exec
-// path), migrate.go (set_task_cpu and the moves), load.go (the PELT-derived
-// loads placement reads), idle.go (what makes a CPU idle, has_idle_cores,
-// avg_idle), core.go (the core.c entry points).
+// path, group classification), migrate.go (set_task_cpu and the moves),
+// load.go (the PELT-derived loads), idle.go (what makes a CPU idle,
+// has_idle_cores, avg_idle), core.go (the core.c entry points), newidle.go,
+// periodic.go, balance.go (sched_balance_rq and its statistics), active.go
+// (the CPU stopper's push), nohz.go, rng.go (sched_rng).
 //
 // The modelled machine is the symmetric one of KERNEL-SPEC-SMP §0: every CPU
 // of capacity 1024, one NUMA node, no energy model, no asymmetric packing, no
 // uclamp, no NUMA balancing, no bandwidth control, no core scheduling, no
-// RT or deadline tasks, no IRQ or steal time; the branches those features
-// select are taken as the spec says. The remote-wakeup queue, IPIs and the
-// CPU stopper act at once (KERNEL-SPEC-SMP §7.3). With task groups
-// (WithHierarchy) the EEVDF side is exact; the loads placement reads use
-// the root queue's formula for every task (task_h_load of a root-group task).
+// RT or deadline tasks, no IRQ or steal time, every CPU active; the
+// branches those features select are taken as the spec says. The
+// remote-wakeup queue, IPIs and the CPU stopper act at once (§7.3), and
+// update_group_capacity, which never changes a value on this machine, is
+// not run. With task groups (WithRunqueueOptions(eevdf.WithHierarchy(h)))
+// the EEVDF side is exact; the loads placement and balancing read use the
+// root queue's formula for every task (task_h_load of a root-group task),
+// and the blocked-load update walks the group queues children first in
+// creation order.
+//
+// A PELT last_update_time of 0 means "never attached", so a task forked at
+// clock 0 is not aged as the kernel, whose clocks are far from 0 by then,
+// would age it: start simulations at a positive clock.
 package smp
