@@ -316,3 +316,33 @@ func TestIneligibleTaskWaitsForAFailure(t *testing.T) {
 		t.Error("after a failure the ineligible task may still not move")
 	}
 }
+
+// Affinity that keeps an LLC unbalanced marks its group imbalanced one
+// level up (LBF_SOME_PINNED, §5.5 rule 7c): CPU 1 cannot take CPU 0's
+// tasks, which may run on CPU 0 or 2 only, so the PKG group of CPUs 0–1
+// becomes imbalanced, and CPU 2's PKG balance then sees it so (§5.7) and
+// takes a task.
+func TestPinnedTasksMarkTheParentGroupImbalanced(t *testing.T) {
+	h := newHarness(t, topology.Machine{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 1}, noNIRandom)
+	var ts []*Task
+	for range 3 {
+		tk := h.pinnedStart(0)
+		tk.allowed, tk.nrAllowed = topology.MaskOf(4, 0, 2), 2
+		ts = append(ts, tk)
+	}
+	h.at(h.now + 1_000_000)
+	mc1 := h.s.top.Domains(1)[0]
+	h.overload()
+	cont := true
+	if n := h.s.balanceRQ(1, mc1, cpuIdle, &cont); n != 0 {
+		t.Fatalf("CPU 1 took %d tasks it may not run", n)
+	}
+	pkg := h.s.top.Domains(1)[1]
+	if !h.s.groups[pkg.LocalGroup().ID()].imbalance {
+		t.Fatal("the PKG group of CPUs 0-1 is not marked imbalanced")
+	}
+	pkg2 := h.s.top.Domains(2)[1]
+	if n := h.s.balanceRQ(2, pkg2, cpuIdle, &cont); n != 1 {
+		t.Errorf("CPU 2's PKG balance moved %d tasks, want 1", n)
+	}
+}

@@ -134,8 +134,9 @@ func (s *System) updateSgWakeupStats(sd *topology.Domain, g *topology.Group, p *
 }
 
 // groupImbalanced is sg_imbalanced: the group's shared capacity object's
-// affinity imbalance bit, which periodic balancing sets and clears.
-func (s *System) groupImbalanced(g *topology.Group) bool { return false }
+// affinity imbalance bit, which balancing of the level below sets when
+// pinned tasks kept it from balancing, and clears once it balances.
+func (s *System) groupImbalanced(g *topology.Group) bool { return s.groups[g.ID()].imbalance }
 
 // updatePickIdlest is update_pick_idlest: does group stats st replace the
 // idlest so far? A lower type wins; among overloaded or fully busy groups
