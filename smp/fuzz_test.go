@@ -24,7 +24,7 @@ func FuzzSystem(f *testing.F) {
 
 func runFuzzSystem(t *testing.T, data []byte) {
 	{
-		if len(data) < 3 || len(data) > 600 {
+		if len(data) < 3 || len(data) > 400 {
 			return
 		}
 		machines := []topology.Machine{
