@@ -115,6 +115,26 @@ func TestConfigMachine(t *testing.T) {
 	}
 }
 
+// testdata/machine.json, README's example of a machine: two sockets of
+// four SMT cores, cyclictest among hackbench and hogs.
+func TestMachineExample(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("testdata", "machine.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 300 * ms
+	r, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CPUs != 16 || r.Machine != "2x1x4x2 linear" || r.BaseSliceNs != 2800000 {
+		t.Fatalf("%d CPUs, machine %q, base slice %d", r.CPUs, r.Machine, r.BaseSliceNs)
+	}
+	if r.Migrations == 0 || r.Placement.ForkBalance == 0 || !r.Workloads[1].Done {
+		t.Fatalf("migrations %d, fork balance %d, hackbench done %v", r.Migrations, r.Placement.ForkBalance, r.Workloads[1].Done)
+	}
+}
+
 func TestRTAppExample(t *testing.T) {
 	w, err := LoadRTApp(filepath.Join("testdata", "rtapp.json"))
 	if err != nil {
