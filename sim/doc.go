@@ -1,6 +1,6 @@
 // Package sim is a discrete-event simulator of a machine scheduled by the
-// fair class — one eevdf.CfsRq per CPU, placed and moved between by
-// package smp — running tasks that are small programs of phases (run for
+// fair class — one eevdf.CfsRq per CPU, with tasks placed on the CPUs and
+// moved between them by package smp — running tasks that are small programs of phases (run for
 // X, sleep, wait for a message, yield, send a message), with the
 // workloads kernel developers measure the scheduler with: cyclictest,
 // hackbench, stress, seed 004's yield_loop, massive_intr, schbench-style

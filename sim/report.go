@@ -532,32 +532,22 @@ func (r *Report) WriteText(w io.Writer) error {
 	return r.WriteSchedLatency(w)
 }
 
-// writePlacement prints the placement counts by rule and the
-// migrations by cause.
+// writePlacement prints the placements and migrations by rule (the
+// rules that placed something), and the other migrations.
 func (r *Report) writePlacement(w io.Writer) {
 	p := &r.Placement
-	fmt.Fprintf(w, "placement: %d wakeups, %d forks (%d placed away from the forking CPU), wake_wide %d, wake_affine this %d prev %d\n",
+	fmt.Fprintf(w, "placement: %d wakeups, %d forks (%d away from the forking CPU); wake_wide %d, wake_affine for the waking CPU %d, for the previous one %d\n",
 		p.Wakeups, p.Forks, p.ForkBalance, p.WakeWide, p.AffineThis, p.AffinePrev)
-	fmt.Fprint(w, "  by rule:")
-	sep := " "
+	fmt.Fprintf(w, "  %-12s %10s %10s\n", "rule", "placed", "migrated")
+	var wakeups uint64
 	for _, rc := range p.Rules {
 		if rc.Placed > 0 {
-			fmt.Fprintf(w, "%s%s %d", sep, rc.Rule, rc.Placed)
-			if rc.Migrated > 0 {
-				fmt.Fprintf(w, " (%d migrated)", rc.Migrated)
-			}
-			sep = ", "
+			fmt.Fprintf(w, "  %-12s %10d %10d\n", rc.Rule, rc.Placed, rc.Migrated)
 		}
+		wakeups += rc.Migrated
 	}
-	fmt.Fprintln(w)
-	if len(r.MigrationCauses) > 0 {
-		fmt.Fprint(w, "  migrations by cause:")
-		sep = " "
-		for _, m := range r.MigrationCauses {
-			fmt.Fprintf(w, "%s%s %d", sep, m.Cause, m.Count)
-			sep = ", "
-		}
-		fmt.Fprintln(w)
+	if r.Migrations > wakeups {
+		fmt.Fprintf(w, "  other migrations (balancing): %d\n", r.Migrations-wakeups)
 	}
 }
 

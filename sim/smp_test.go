@@ -119,7 +119,7 @@ func TestSeveralCPUsChecked(t *testing.T) {
 			}
 			var text bytes.Buffer
 			r.WriteText(&text)
-			if !strings.Contains(text.String(), "by rule:") || !strings.Contains(text.String(), "migrations by cause:") {
+			if !strings.Contains(text.String(), "placed   migrated\n") || !strings.Contains(text.String(), "\n  slow_path   ") {
 				t.Errorf("text report without placements:\n%s", text.String()[:400])
 			}
 		})
