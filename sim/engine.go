@@ -37,7 +37,8 @@ const (
 //     sleeper last ran on, with nil as the waker (§3.1 rule 6).
 //  3. clsTick: the tick handlers, in ascending CPU id; each CPU
 //     reschedules right after its own tick if it is flagged.
-//  4. (Kicks and stopper works: none yet, smp runs them inside its calls.)
+//  4. Kicks and the CPU stopper's works: smp runs them inside its own
+//     calls (Tick, Schedule), so they are no events here.
 //  5. clsResched: the reschedules still due — those the wakeups of step 2
 //     and the ticks of step 3 asked for, and those a wakeup cost delayed
 //     to this instant — in ascending CPU id.
