@@ -173,6 +173,12 @@ func (s *Sim) postTick() {
 	s.post((s.now/s.tickNsec+1)*s.tickNsec, evTick, -1, -1, 0)
 }
 
+// postNextTick queues the tick instant after the current one.
+func (s *Sim) postNextTick() {
+	s.tickPosted = true
+	s.post(s.now+s.tickNsec, evTick, -1, -1, 0)
+}
+
 // ticks is a tick instant (§7.3 step 3): the tick handler of every CPU
 // that ticks, in ascending CPU id — all of them with nohz off, the busy
 // ones with nohz idle (an idle CPU has stopped its tick).
@@ -182,14 +188,14 @@ func (s *Sim) ticks() {
 		for i := range s.cpus {
 			s.tick(&s.cpus[i])
 		}
-		s.postTick()
+		s.postNextTick()
 		return
 	}
 	for id := s.ticking.First(); id >= 0; id = s.ticking.Next(id) {
 		s.tick(&s.cpus[id])
 	}
 	if !s.ticking.Empty() {
-		s.postTick()
+		s.postNextTick()
 	}
 }
 
@@ -203,10 +209,11 @@ func (s *Sim) tick(c *cpu) {
 		s.logOp("tick", "", "")
 	}
 	s.sys.Tick(int(c.id))
-	s.collectResched()
-	if s.rq(c).NeedResched() {
+	if c.rq.NeedResched() {
 		s.undue(c.id)
-		s.schedule(c)
+		s.schedule(c) // which collects what the tick asked of other CPUs
+	} else {
+		s.collectResched()
 	}
 	if s.debug && s.err == nil && len(s.cpus) > 1 {
 		s.fail(s.check())
@@ -259,7 +266,7 @@ func (s *Sim) flushDue() {
 		id := int32(s.due.First())
 		s.undue(id)
 		c := &s.cpus[id]
-		if c.forced || s.rq(c).NeedResched() {
+		if c.forced || c.rq.NeedResched() {
 			s.schedule(c)
 		}
 	}
