@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/sim"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 // A cyclictest thread with a short custom slice against two CPU hogs on
@@ -97,4 +98,36 @@ func ExampleWriteLatencyTable() {
 	// 99th Percentile   (us) |       772                0(-100%)
 	// 99.9th Percentile (us) |      1244                0(-100%)
 	// Maximum           (us) |      1244                0(-100%)
+}
+
+// A machine of two packages of two cores of two SMT threads: hackbench's
+// senders and receivers, placed by the kernel's rules (package smp). The
+// report counts each rule's placements and how many of them moved a task.
+func Example_severalCPUs() {
+	r, err := sim.Simulate(sim.Config{
+		Seed:        1,
+		Machine:     topology.Machine{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 2},
+		Duration:    time.Second,
+		StartJitter: time.Millisecond,
+		Workloads:   []sim.Workload{sim.Hackbench(1, 4, 50, true, true, sim.TaskOptions{})},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d CPUs (%s), base slice %d us, hackbench done: %v\n", r.CPUs, r.Machine, r.BaseSliceNs/1000, r.Workloads[0].Done)
+	for _, rc := range r.Placement.Rules {
+		if rc.Placed > 0 {
+			fmt.Printf("%-12s placed %4d, migrated %4d\n", rc.Rule, rc.Placed, rc.Migrated)
+		}
+	}
+	// Output:
+	// 8 CPUs (2x1x2x2 linear), base slice 2800 us, hackbench done: true
+	// target       placed   51, migrated    0
+	// prev         placed  208, migrated    0
+	// recent       placed  191, migrated  191
+	// idle_core    placed    6, migrated    6
+	// idle_cpu     placed    9, migrated    9
+	// busy_target  placed    1, migrated    1
+	// slow_path    placed    8, migrated    0
 }
