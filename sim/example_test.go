@@ -100,34 +100,40 @@ func ExampleWriteLatencyTable() {
 	// Maximum           (us) |      1244                0(-100%)
 }
 
-// A machine of two packages of two cores of two SMT threads: hackbench's
-// senders and receivers, placed by the kernel's rules (package smp). The
-// report counts each rule's placements and how many of them moved a task.
+// A machine of two packages of two cores of two SMT threads, running four
+// cyclictest threads, placed by the kernel's rules (package smp). Each
+// thread is forked, from CPU 0, while the ones before it sleep: the fork
+// slow path keeps a fork in the forking CPU's group while that group has
+// as many idle CPUs as any, and inside it takes the most recently idled
+// CPU, which is CPU 0 each time. Their timers never expire together, so
+// every wakeup finds CPU 0 idle and stays there (rule target).
 func Example_severalCPUs() {
 	r, err := sim.Simulate(sim.Config{
 		Seed:        1,
 		Machine:     topology.Machine{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 2},
-		Duration:    time.Second,
+		Duration:    100 * time.Millisecond,
 		StartJitter: time.Millisecond,
-		Workloads:   []sim.Workload{sim.Hackbench(1, 4, 50, true, true, sim.TaskOptions{})},
+		Workloads:   []sim.Workload{sim.Cyclictest(4, time.Millisecond, sim.TaskOptions{})},
 	})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	fmt.Printf("%d CPUs (%s), base slice %d us, hackbench done: %v\n", r.CPUs, r.Machine, r.BaseSliceNs/1000, r.Workloads[0].Done)
+	fmt.Printf("%d CPUs (%s), base slice %d us\n", r.CPUs, r.Machine, r.BaseSliceNs/1000)
+	for _, t := range r.Tasks {
+		fmt.Printf("%s on CPU %d, %d migrations\n", t.Name, t.CPU, t.Migrations)
+	}
 	for _, rc := range r.Placement.Rules {
 		if rc.Placed > 0 {
-			fmt.Printf("%-12s placed %4d, migrated %4d\n", rc.Rule, rc.Placed, rc.Migrated)
+			fmt.Printf("%-9s placed %3d\n", rc.Rule, rc.Placed)
 		}
 	}
 	// Output:
-	// 8 CPUs (2x1x2x2 linear), base slice 2800 us, hackbench done: true
-	// target       placed   51, migrated    0
-	// prev         placed  208, migrated    0
-	// recent       placed  191, migrated  191
-	// idle_core    placed    6, migrated    6
-	// idle_cpu     placed    9, migrated    9
-	// busy_target  placed    1, migrated    1
-	// slow_path    placed    8, migrated    0
+	// 8 CPUs (2x1x2x2 linear), base slice 2800 us
+	// cyclictest-0 on CPU 0, 0 migrations
+	// cyclictest-1 on CPU 0, 0 migrations
+	// cyclictest-2 on CPU 0, 0 migrations
+	// cyclictest-3 on CPU 0, 0 migrations
+	// target    placed 396
+	// slow_path placed   4
 }
