@@ -521,7 +521,7 @@ func (s *Sim) Done() bool { return s.done || s.err != nil }
 // simulated time — except that the reschedules a timer expiry or a tick
 // asks for wait until the last timer expiry, tick and delayed reschedule
 // of the instant has been processed (a later Step), as the order of an
-// instant prescribes (evClass). A tick instant is one Step for every CPU
+// instant in the package documentation prescribes. A tick instant is one Step for every CPU
 // that ticks. It returns false once the simulation has ended, and the
 // error that ended it, if any.
 func (s *Sim) Step() (bool, error) {
