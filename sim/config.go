@@ -20,12 +20,13 @@ import (
 
 // Config describes one simulation.
 type Config struct {
-	// Seed seeds the PCG generator behind every random draw (jittered
-	// phases). The same Config and Seed give byte-identical reports.
+	// Seed seeds the PCG generator behind every random draw of the
+	// simulator (jittered phases, StartJitter) and smp's sched_rng, the
+	// fair class's own generator. The same Config and Seed give
+	// byte-identical reports.
 	Seed uint64
 	// CPUs is the number of CPUs, 1..topology.MaxCPUs (default 1): the
 	// shorthand for a Machine of CPUs single-thread cores in one LLC.
-	// After New it is the machine's CPU count.
 	CPUs int
 	// Machine is the simulated machine (packages × LLCs × cores × SMT
 	// threads, and its CPU numbering), whose scheduling domains package
