@@ -25,12 +25,21 @@ func benchConfig(tasks, hogs int, d time.Duration) Config {
 	return Config{Seed: 1, Duration: d, Workloads: []Workload{Custom("bench", specs...)}}
 }
 
-// BenchmarkSimulator measures scheduler events per second on one CPU with
-// 100 tasks, in steady state: one op is one event (Step), so ns/op is the
-// cost of an event, allocs/op its allocations, and events/s the rate.
-// "sleepers" are 100 run/sleep tasks (wakeups, completions, ticks),
-// "hogs" 100 CPU hogs (ticks and preemptions), "mixed" 50 of each; each
-// on both timeline backends.
+// BenchmarkSimulator measures scheduler events per second in steady state.
+// One op is one Step: on one CPU one event, so ns/op is the cost of an
+// event; on several CPUs a tick instant is one Step for every CPU's tick,
+// so compare ns/event (and events/s, the rate); allocs/op is per Step.
+//
+// One CPU with 100 tasks: "sleepers" are 100 run/sleep tasks (wakeups,
+// completions, ticks), "hogs" 100 CPU hogs (ticks and preemptions),
+// "mixed" 50 of each; each on both timeline backends.
+//
+// Several CPUs ("cpus=N/…", one LLC of N single-thread cores, nohz off,
+// the B-tree): "sleepers" are 4 run/sleep tasks per CPU (the machine
+// about 80 % busy: every wakeup goes through select_idle_sibling and
+// its scans, many migrate), "mixed" 2 of them and a hog per CPU, and
+// "stress" 2 hogs per CPU (ticks and preemptions; N up to 1024, to show
+// that an event's cost does not grow with the CPU count).
 func BenchmarkSimulator(b *testing.B) {
 	for _, bk := range []eevdf.Backend{eevdf.BTree, eevdf.RBTree} {
 		for _, tc := range []struct {
@@ -38,20 +47,40 @@ func BenchmarkSimulator(b *testing.B) {
 			hogs int
 		}{{"sleepers", 0}, {"hogs", 100}, {"mixed", 50}} {
 			b.Run(fmt.Sprintf("%v/%s", bk, tc.name), func(b *testing.B) {
-				benchSteps(b, bk, tc.hogs)
+				cfg := benchConfig(100, tc.hogs, 1<<62)
+				cfg.Timeline = bk
+				benchSteps(b, cfg, 200*time.Millisecond)
+			})
+		}
+	}
+	for _, tc := range []struct {
+		name           string
+		cpus           []int
+		sleepers, hogs int // per CPU
+		warm           time.Duration
+	}{
+		{name: "sleepers", cpus: []int{8, 64}, sleepers: 4, warm: 200 * time.Millisecond},
+		{name: "mixed", cpus: []int{8, 64}, sleepers: 2, hogs: 1, warm: 200 * time.Millisecond},
+		{name: "stress", cpus: []int{8, 64, 1024}, hogs: 2, warm: 50 * time.Millisecond},
+	} {
+		for _, n := range tc.cpus {
+			b.Run(fmt.Sprintf("cpus=%d/%s", n, tc.name), func(b *testing.B) {
+				cfg := benchConfig(n*(tc.sleepers+tc.hogs), n*tc.hogs, 1<<62)
+				cfg.CPUs = n
+				benchSteps(b, cfg, tc.warm)
 			})
 		}
 	}
 }
 
-func benchSteps(b *testing.B, bk eevdf.Backend, hogs int) {
-	cfg := benchConfig(100, hogs, 1<<62)
-	cfg.Timeline = bk
+// benchSteps steps a simulation of cfg past warm (the steady state), then
+// measures Steps.
+func benchSteps(b *testing.B, cfg Config, warm time.Duration) {
 	s, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	for s.Now() < 200*time.Millisecond { // reach the steady state
+	for s.Now() < warm {
 		s.Step()
 	}
 	b.ReportAllocs()
@@ -60,5 +89,9 @@ func benchSteps(b *testing.B, bk eevdf.Backend, hogs int) {
 	for b.Loop() {
 		s.Step()
 	}
-	b.ReportMetric(float64(s.events-e0)/b.Elapsed().Seconds(), "events/s")
+	events := float64(s.events - e0)
+	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
+	if events > 0 {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/events, "ns/event")
+	}
 }

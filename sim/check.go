@@ -2,24 +2,37 @@ package sim
 
 import "fmt"
 
-// check verifies, in debug mode (Config.Debug) after every event, every
-// runqueue's invariants (eevdf's Check) and the simulator's agreement with
-// them:
-//   - a CPU's running task is its runqueue's current entity; a CPU forced
-//     idle keeps its task installed; an idle CPU has none;
-//   - a runnable task is queued (not delayed) on its CPU and not running;
-//     a blocked or exited task is not queued, unless a blocked one is
-//     delayed;
+// check verifies, in debug mode (Config.Debug) after every event (and on
+// several CPUs after every CPU's tick), the System's invariants (smp's
+// Check: every runqueue's eevdf Check, and every task where the System
+// believes it is) and the simulator's agreement with them:
+//   - a CPU's running task is its runqueue's current entity and runs
+//     there for the System too (task_cpu); a CPU forced idle keeps no
+//     task installed; an idle CPU has none;
+//   - a runnable task is queued (not delayed) on its task_cpu and not
+//     running; a blocked or exited task is not queued, unless a blocked
+//     one is delayed; the System agrees on each task's state;
 //   - the two CPUs of a core-scheduling pair run tasks of one cookie.
 //
 // The simulator's own runtime accounting is compared with eevdf's
 // sum_exec_runtime at every switch-out (switchOut).
 func (s *Sim) check() error {
+	if s.cpus[0].rq.PELT() {
+		if err := s.sys.Check(); err != nil {
+			return err
+		}
+	} else {
+		// A one-CPU System keeps no PELT signals, hence no cfs_tasks
+		// list, which smp's Check walks to find a queued task: check the
+		// runqueue alone (its one CPU holds every task anyway).
+		for i := range s.cpus {
+			if err := s.cpus[i].rq.Check(); err != nil {
+				return fmt.Errorf("CPU %d: %w", i, err)
+			}
+		}
+	}
 	for i := range s.cpus {
 		c := &s.cpus[i]
-		if err := c.rq.Check(); err != nil {
-			return fmt.Errorf("CPU %d: %w", i, err)
-		}
 		curr := c.rq.Curr()
 		switch {
 		case c.curr >= 0:
@@ -27,8 +40,8 @@ func (s *Sim) check() error {
 			if curr != t.se {
 				return fmt.Errorf("CPU %d runs %s but its runqueue's current entity is %v", i, t.name, curr)
 			}
-			if t.state != stRunning || t.cpu != c.id {
-				return fmt.Errorf("CPU %d runs %s in state %d on CPU %d", i, t.name, t.state, t.cpu)
+			if t.state != stRunning || t.runCPU != c.id || t.st.CPU() != i {
+				return fmt.Errorf("CPU %d runs %s in state %d on CPU %d (task_cpu %d)", i, t.name, t.state, t.runCPU, t.st.CPU())
 			}
 		case curr != nil:
 			return fmt.Errorf("CPU %d idle but its runqueue runs %s", i, curr.Name())
@@ -45,20 +58,27 @@ func (s *Sim) check() error {
 		se := t.se
 		switch t.state {
 		case stRunnable:
-			if !se.OnRq() || se.Delayed() {
-				return fmt.Errorf("runnable %s: on_rq %v, delayed %v", t.name, se.OnRq(), se.Delayed())
+			if !se.OnRq() || se.Delayed() || !t.st.Runnable() {
+				return fmt.Errorf("runnable %s: on_rq %v, delayed %v, runnable for smp %v", t.name, se.OnRq(), se.Delayed(), t.st.Runnable())
 			}
-			c := &s.cpus[t.cpu]
-			if c.curr == int32(i) {
-				return fmt.Errorf("runnable %s is running on CPU %d", t.name, t.cpu)
+			if c := &s.cpus[t.st.CPU()]; c.curr == int32(i) {
+				return fmt.Errorf("runnable %s is running on CPU %d", t.name, c.id)
+			}
+		case stRunning:
+			if !t.st.Runnable() {
+				return fmt.Errorf("running %s is not runnable for smp", t.name)
 			}
 		case stBlocked:
-			if se.OnRq() && !se.Delayed() {
-				return fmt.Errorf("blocked %s is queued and not delayed", t.name)
+			if se.OnRq() && !se.Delayed() || !t.st.Sleeping() {
+				return fmt.Errorf("blocked %s: queued %v, delayed %v, sleeping for smp %v", t.name, se.OnRq(), se.Delayed(), t.st.Sleeping())
 			}
-		case stExited, stNew:
+		case stExited:
+			if se.OnRq() || !t.st.Dead() {
+				return fmt.Errorf("exited %s: queued %v, dead for smp %v", t.name, se.OnRq(), t.st.Dead())
+			}
+		case stNew:
 			if se.OnRq() {
-				return fmt.Errorf("%s (state %d) is queued", t.name, t.state)
+				return fmt.Errorf("%s (not started) is queued", t.name)
 			}
 		}
 	}

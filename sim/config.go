@@ -14,23 +14,48 @@ import (
 
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/smp"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 // Config describes one simulation.
 type Config struct {
-	// Seed seeds the PCG generator behind every random draw (jittered
-	// phases). The same Config and Seed give byte-identical reports.
+	// Seed seeds the PCG generator behind every random draw of the
+	// simulator (jittered phases, StartJitter) and smp's sched_rng, the
+	// fair class's own generator. The same Config and Seed give
+	// byte-identical reports.
 	Seed uint64
-	// CPUs is the number of CPUs, 1..64 (default 1).
+	// CPUs is the number of CPUs, 1..topology.MaxCPUs (default 1): the
+	// shorthand for a Machine of CPUs single-thread cores in one LLC.
 	CPUs int
+	// Machine is the simulated machine (packages × LLCs × cores × SMT
+	// threads, and its CPU numbering), whose scheduling domains package
+	// topology builds and whose fair class package smp runs. The zero
+	// Machine means the CPUs shorthand; giving both, they must agree.
+	Machine topology.Machine
+	// Nohz is the tick mode of idle CPUs: smp.NohzOff (the default, the
+	// mode KERNEL-SPEC-SMP calls exact: every CPU ticks, idle or not, so
+	// that an idle CPU runs its own periodic balancing) or smp.NohzIdle
+	// (an idle CPU stops its tick until it runs a task again; idle CPUs
+	// are then balanced by smp's idle load balancer).
+	Nohz smp.NohzMode
+	// Preset is the state the machine starts in (KERNEL-SPEC-SMP §1.9);
+	// nil means topology.Warm: a machine that has been up and idle, with
+	// has_idle_cores set on SMT machines and nr_idle_scan at the LLC size,
+	// as a benchmark finds it. topology.Boot is a freshly booted kernel,
+	// whose nr_idle_scan of 0 keeps select_idle_cpu from scanning until
+	// the first periodic balance of the LLC domain. On one CPU nothing
+	// reads it.
+	Preset *topology.Preset
 	// Duration is the stop time: events up to and including it are
 	// processed. It must be positive. The run ends earlier if every task
 	// exits.
 	Duration time.Duration
 	// Features is the fair-class feature set; nil means the kernel defaults.
 	Features *features.Set
-	// BaseSlice is sysctl_sched_base_slice (default 700 µs, one CPU; the
-	// kernel scales it by 1 + ilog2(min(CPUs, 8)), set it accordingly).
+	// BaseSlice overrides sysctl_sched_base_slice; 0 keeps the kernel's
+	// value for the machine: 700 µs × (1 + ilog2(min(CPUs, 8))), that is
+	// 0.7, 1.4, 2.1 and 2.8 ms for 1, 2–3, 4–7 and 8 or more CPUs.
 	BaseSlice time.Duration
 	// HZ is the tick rate (default 1000); TICK_NSEC = (10^9 + HZ/2) / HZ is
 	// the tick period and enters the lag clamp.
@@ -70,11 +95,14 @@ type Config struct {
 	// interval (Report.Shares), for runtime-share plots; each sample
 	// allocates a row of one counter per task.
 	ShareInterval time.Duration
-	// Trace records the schedule for Report.WriteTrace.
+	// Trace records the schedule (what each CPU ran, and the migrations)
+	// for Report.WriteTrace.
 	Trace bool
-	// Debug checks every runqueue's invariants and the simulator's own
-	// bookkeeping after every event; the first violation ends the run with
-	// an error. It slows the run down by the size of the queues.
+	// Debug checks the System's invariants (smp's Check: every runqueue's,
+	// and every task's whereabouts) and the simulator's own bookkeeping
+	// after every event (on several CPUs, also after every CPU's tick);
+	// the first violation ends the run with an error. It slows the run
+	// down by the size of the queues and the number of CPUs.
 	Debug bool
 	// ScenarioLog, if set, receives the run in the scenario language
 	// (package scenario, "fairclass replay"): one operation per core-side
@@ -102,7 +130,11 @@ func LoadConfig(path string) (Config, error) {
 //
 //	{
 //	  "seed": 1,                      // Config.Seed
-//	  "cpus": 1,                      // Config.CPUs
+//	  "cpus": 1,                      // Config.CPUs: N single-thread cores in one LLC
+//	  "machine": {"packages": 1, "llcs_per_package": 1, "cores_per_llc": 4,
+//	              "threads_per_core": 2, "numbering": "linear"},  // or "x86"; a missing count is 1
+//	  "nohz": "off",                  // or "idle"
+//	  "preset": "warm",               // or "boot"
 //	  "duration": "30s",              // Config.Duration
 //	  "features": "NO_PLACE_LAG",     // debugfs tokens applied to the kernel defaults
 //	  "base_slice": "700us",
@@ -150,6 +182,9 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 	var jc struct {
 		Seed          uint64            `json:"seed"`
 		CPUs          int               `json:"cpus"`
+		Machine       *jsonMachine      `json:"machine"`
+		Nohz          string            `json:"nohz"`
+		Preset        string            `json:"preset"`
 		Duration      JSONDuration      `json:"duration"`
 		Features      string            `json:"features"`
 		BaseSlice     JSONDuration      `json:"base_slice"`
@@ -183,6 +218,28 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		ShareInterval: time.Duration(jc.ShareInterval),
 		Trace:         jc.Trace,
 		Debug:         jc.Debug,
+	}
+	if jc.Machine != nil {
+		m, err := jc.Machine.machine()
+		if err != nil {
+			return Config{}, fmt.Errorf("config: machine: %w", err)
+		}
+		cfg.Machine = m
+	}
+	switch jc.Nohz {
+	case "", "off":
+		cfg.Nohz = smp.NohzOff
+	case "idle":
+		cfg.Nohz = smp.NohzIdle
+	default:
+		return Config{}, fmt.Errorf("config: nohz %q: want off or idle", jc.Nohz)
+	}
+	if jc.Preset != "" {
+		p, err := topology.ParsePreset(jc.Preset)
+		if err != nil {
+			return Config{}, fmt.Errorf("config: preset: %w", err)
+		}
+		cfg.Preset = &p
 	}
 	if jc.Features != "" {
 		fs, err := features.Parse(jc.Features)
@@ -279,6 +336,34 @@ func (d *JSONDuration) UnmarshalJSON(b []byte) error {
 // MarshalJSON implements json.Marshaler.
 func (d JSONDuration) MarshalJSON() ([]byte, error) {
 	return json.Marshal(time.Duration(d).String())
+}
+
+// jsonMachine is "machine": a topology.Machine whose missing counts are 1.
+type jsonMachine struct {
+	Packages       *int   `json:"packages"`
+	LLCsPerPackage *int   `json:"llcs_per_package"`
+	CoresPerLLC    *int   `json:"cores_per_llc"`
+	ThreadsPerCore *int   `json:"threads_per_core"`
+	Numbering      string `json:"numbering"`
+}
+
+func (j *jsonMachine) machine() (topology.Machine, error) {
+	one := func(p *int) int {
+		if p == nil {
+			return 1
+		}
+		return *p
+	}
+	m := topology.Machine{Packages: one(j.Packages), LLCsPerPackage: one(j.LLCsPerPackage),
+		CoresPerLLC: one(j.CoresPerLLC), ThreadsPerCore: one(j.ThreadsPerCore)}
+	if j.Numbering != "" {
+		n, err := topology.ParseNumbering(j.Numbering)
+		if err != nil {
+			return m, err
+		}
+		m.Numbering = n
+	}
+	return m, m.Validate()
 }
 
 // jsonGroup is one entry of "groups".

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/schedmodel/fairclass/smp"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 func TestLoadConfigExample(t *testing.T) {
@@ -67,6 +71,11 @@ func TestConfigErrors(t *testing.T) {
 		{"unknown channel", `{"duration": "1s", "workloads": [{"kind": "tasks", "tasks": [{"name": "a", "program": [{"recv": "x"}]}]}]}`, "unknown channel"},
 		{"trailing data", `{"duration": "1s"} {}`, "trailing"},
 		{"missing rt-app file", `{"duration": "1s", "workloads": [{"kind": "rtapp", "file": "nope.json"}]}`, "nope.json"},
+		{"unknown machine key", `{"duration": "1s", "machine": {"sockets": 2}}`, "sockets"},
+		{"zero cores", `{"duration": "1s", "machine": {"cores_per_llc": 0}}`, "cores per LLC"},
+		{"bad numbering", `{"duration": "1s", "machine": {"numbering": "zigzag"}}`, "zigzag"},
+		{"bad nohz", `{"duration": "1s", "nohz": "full"}`, "nohz"},
+		{"bad preset", `{"duration": "1s", "preset": "hot"}`, "hot"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseConfig([]byte(tc.json), "testdata")
@@ -74,6 +83,55 @@ func TestConfigErrors(t *testing.T) {
 				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// "machine" is a topology.Machine whose missing counts are 1; "cpus" is
+// its shorthand; "nohz" and "preset" name smp's modes.
+func TestConfigMachine(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`{"duration": "10ms", "machine": {"packages": 2, "cores_per_llc": 4,
+		"threads_per_core": 2, "numbering": "x86"}, "nohz": "idle", "preset": "boot",
+		"workloads": [{"kind": "stress", "n": 20}]}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := topology.Machine{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 4, ThreadsPerCore: 2, Numbering: topology.X86}
+	if cfg.Machine != want || cfg.Nohz != smp.NohzIdle || cfg.Preset == nil || *cfg.Preset != topology.Boot {
+		t.Fatalf("machine %+v nohz %v preset %v", cfg.Machine, cfg.Nohz, cfg.Preset)
+	}
+	r := run(t, cfg)
+	if r.CPUs != 16 || r.Machine != "2x1x4x2 x86" || r.Nohz != "idle" || r.Preset != "boot" || r.BaseSliceNs != 2800000 {
+		t.Fatalf("report: %d CPUs, machine %q, nohz %q, preset %q, base slice %d", r.CPUs, r.Machine, r.Nohz, r.Preset, r.BaseSliceNs)
+	}
+	// The shorthand: N single-thread cores in one LLC, warm, every CPU
+	// ticking; the base slice is the kernel's for N CPUs.
+	cfg, err = ParseConfig([]byte(`{"duration": "10ms", "cpus": 3, "workloads": [{"kind": "stress", "n": 3}]}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, cfg)
+	if r.Machine != "1x1x3x1 linear" || r.Nohz != "off" || r.Preset != "warm" || r.BaseSliceNs != 1400000 {
+		t.Fatalf("report: machine %q, nohz %q, preset %q, base slice %d", r.Machine, r.Nohz, r.Preset, r.BaseSliceNs)
+	}
+}
+
+// testdata/machine.json, README's example of a machine: two sockets of
+// four SMT cores, cyclictest among hackbench and hogs.
+func TestMachineExample(t *testing.T) {
+	cfg, err := LoadConfig(filepath.Join("testdata", "machine.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Duration = 300 * ms
+	r, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.CPUs != 16 || r.Machine != "2x1x4x2 linear" || r.BaseSliceNs != 2800000 {
+		t.Fatalf("%d CPUs, machine %q, base slice %d", r.CPUs, r.Machine, r.BaseSliceNs)
+	}
+	if r.Migrations == 0 || r.Placement.ForkBalance == 0 || !r.Workloads[1].Done {
+		t.Fatalf("migrations %d, fork balance %d, hackbench done %v", r.Migrations, r.Placement.ForkBalance, r.Workloads[1].Done)
 	}
 }
 
@@ -160,6 +218,11 @@ func TestReportFormats(t *testing.T) {
 	if back.ContextSwitches != r.ContextSwitches || len(back.Tasks) != len(r.Tasks) || *back.Workloads[0].Latency != *r.Workloads[0].Latency {
 		t.Error("JSON does not round-trip")
 	}
+	// Placements by rule: every rule of smp, in its order.
+	if len(back.Placement.Rules) != smp.NumRules || back.Placement.Rules[smp.RuleSlowPath].Rule != "slow_path" ||
+		back.Placement.Forks != uint64(len(r.Tasks)) || fmt.Sprint(back.MigrationCauses) != fmt.Sprint(r.MigrationCauses) {
+		t.Errorf("JSON placement %+v, causes %+v", back.Placement, back.MigrationCauses)
+	}
 
 	var c bytes.Buffer
 	if err := r.WriteCSV(&c); err != nil {
@@ -188,21 +251,30 @@ func TestReportFormats(t *testing.T) {
 	}
 	var trace struct {
 		TraceEvents []struct {
-			Name string  `json:"name"`
-			Ph   string  `json:"ph"`
-			Tid  int     `json:"tid"`
-			Ts   float64 `json:"ts"`
-			Dur  float64 `json:"dur"`
+			Name string          `json:"name"`
+			Ph   string          `json:"ph"`
+			Tid  int             `json:"tid"`
+			Ts   float64         `json:"ts"`
+			Dur  float64         `json:"dur"`
+			Args json.RawMessage `json:"args"`
 		} `json:"traceEvents"`
 	}
 	if err := json.Unmarshal(tr.Bytes(), &trace); err != nil {
 		t.Fatal(err)
 	}
 	var busy float64
+	tracks := map[int]string{}
 	for _, e := range trace.TraceEvents {
-		if e.Ph == "X" {
+		switch {
+		case e.Ph == "X":
 			busy += e.Dur
+		case e.Ph == "M" && e.Name == "thread_name":
+			tracks[e.Tid] = string(e.Args)
 		}
+	}
+	// One track per CPU, named after it.
+	if len(tracks) != r.CPUs || !strings.Contains(tracks[1], `"CPU 1"`) {
+		t.Errorf("CPU tracks %v", tracks)
 	}
 	var want uint64
 	for _, c := range r.CPUStats {

@@ -4,16 +4,18 @@ import (
 	"fmt"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/smp"
 )
 
-// cpu is one simulated CPU: its fair runqueue and what it runs.
+// cpu is one simulated CPU: what it runs, as the simulator accounts it.
+// Its runqueue is the System's (rq is kept for queries; every operation
+// goes through the System or s.rq, which sets the clock first).
 type cpu struct {
 	id             int32
 	rq             *eevdf.CfsRq
 	curr           int32 // task the CPU runs, −1 for idle
 	sibling        int32 // core-scheduling sibling, −1 for none
-	tickArmed      bool
-	reschedPending bool
+	reschedPending bool  // an evResched is queued (Config.WakeupCost)
 
 	forced      bool   // idle by core scheduling with tasks queued
 	forcedSince uint64 // when that forced idle began
@@ -26,20 +28,14 @@ type cpu struct {
 	forcedIdle  uint64
 }
 
-// clock is the CPU's task clock (rq_clock_task) at the current time: the
-// simulated time (no interrupt or steal time is modelled).
+// clock is the simulated time at which the CPU's running task is charged
+// (rq_clock_task less the clock origin: no interrupt or steal time).
 func (s *Sim) clock(c *cpu) uint64 { return s.now }
 
-// setClock is update_rq_clock: every call into a runqueue is preceded by it.
-func (s *Sim) setClock(c *cpu) {
-	if err := c.rq.SetClock(s.clock(c)); err != nil {
-		s.fail(err)
-	}
-}
-
-// schedule is __schedule on c, a preemption point: pick the next task
-// (PickNext) and switch to it if it differs from the running one. A CPU of
-// a core-scheduling pair picks for the whole core (coreSchedule).
+// schedule is __schedule on c, a preemption point: smp's Schedule (the
+// pick, and whatever smp does when the CPU would idle), then the switch
+// if the pick differs from the running task. A CPU of a core-scheduling
+// pair picks for the whole core instead (coreSchedule).
 func (s *Sim) schedule(c *cpu) {
 	if s.slog != nil {
 		if !s.slog.mute {
@@ -49,29 +45,27 @@ func (s *Sim) schedule(c *cpu) {
 	}
 	if c.sibling >= 0 {
 		s.coreSchedule(c, &s.cpus[c.sibling])
-		return
+	} else {
+		s.switchTo(c, s.idx(s.sys.Schedule(int(c.id))))
 	}
-	s.switchTo(c, s.pick(c))
+	s.collectResched()
 }
 
-// pick is the runqueue half of schedule: it sets the clock and returns
-// PickNext's choice (−1: idle) without switching.
-func (s *Sim) pick(c *cpu) int32 {
-	s.setClock(c)
-	se := c.rq.PickNext()
-	if c.curr >= 0 && s.tasks[c.curr].se == se {
-		return c.curr // picked again: no lookup
-	}
-	return s.taskOf(se)
-}
-
-// switchTo makes next (−1: idle) the task c runs. A context switch happens
-// iff next differs from the running task; it is a preemption when the task
-// switched out is still runnable.
+// switchTo makes next (−1: idle) the task c runs, after the runqueue has
+// made it curr. A context switch happens iff next differs from the running
+// task; it is a preemption when the task switched out is still runnable.
 func (s *Sim) switchTo(c *cpu, next int32) {
 	prev := c.curr
 	if prev == next {
 		return
+	}
+	if next >= 0 {
+		if t := &s.tasks[next]; t.state == stRunning && t.runCPU != c.id {
+			// smp moved a task that another CPU was running (the CPU
+			// stopper preempts it first): that CPU catches up first.
+			o := &s.cpus[t.runCPU]
+			s.switchTo(o, s.idx(s.sys.Curr(int(o.id))))
+		}
 	}
 	preempt := false
 	if prev >= 0 {
@@ -88,6 +82,20 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	if next >= 0 {
 		c.busySince = s.now
 		s.switchIn(c, next)
+	} else if s.cfg.Nohz == smp.NohzIdle {
+		s.ticking.Clear(int(c.id)) // the idle CPU stops its tick
+	}
+}
+
+// syncCurr brings the simulator's view of c to what its runqueue runs:
+// a CPU that smp switched on its own (not through Schedule) reports it in
+// Resched, and is switched here.
+func (s *Sim) syncCurr(c *cpu) {
+	if c.sibling >= 0 {
+		return // core scheduling installs what the siblings run itself
+	}
+	if next := s.idx(s.sys.Curr(int(c.id))); next != c.curr {
+		s.switchTo(c, next)
 	}
 }
 
@@ -107,8 +115,9 @@ func (s *Sim) switchOut(c *cpu, ti int32) bool {
 	}
 	t.gen++
 	if s.cfg.Trace {
-		s.trace = append(s.trace, traceSlice{cpu: c.id, task: ti, start: t.traceStart, end: s.now})
+		s.endSlice(c, ti, s.now)
 	}
+	t.runCPU = -1
 	if s.debug && t.runtime != t.se.SumExecRuntime() {
 		s.fail(fmt.Errorf("%s: simulator runtime %d ns, eevdf sum_exec_runtime %d ns", t.name, t.runtime, t.se.SumExecRuntime()))
 	}
@@ -126,10 +135,15 @@ func (s *Sim) switchOut(c *cpu, ti int32) bool {
 func (s *Sim) switchIn(c *cpu, ti int32) {
 	t := &s.tasks[ti]
 	t.state = stRunning
-	t.cpu = c.id
-	t.ran = true
+	t.runCPU = c.id
 	t.tcIn = s.clock(c)
 	t.traceStart = s.now
+	if s.cfg.Trace {
+		// If it last ran elsewhere: a migration arrow from that slice
+		// to this one, recorded once this one has ended.
+		t.flowPending = t.lastCPU >= 0 && t.lastCPU != c.id
+		t.flowFrom, t.flowStart, t.flowEnd = t.lastCPU, t.lastStart, t.lastEnd
+	}
 	t.switches++
 	d := s.now - t.runnableSince
 	t.delayCount++
@@ -143,118 +157,157 @@ func (s *Sim) switchIn(c *cpu, ti int32) {
 	} else {
 		s.post(s.now+s.swCost, evResume, ti, c.id, t.gen)
 	}
-	if !c.tickArmed {
-		// Ticks come at multiples of TICK_NSEC, per CPU, while it is busy.
-		c.tickArmed = true
-		s.post((s.now/s.tickNsec+1)*s.tickNsec, evTick, -1, c.id, 0)
+	if s.cfg.Nohz == smp.NohzIdle && !s.ticking.Test(int(c.id)) {
+		// A CPU leaving idle restarts its tick, at the next tick
+		// instant (ticks are aligned on all CPUs, §7.2 item 3).
+		s.ticking.Set(int(c.id))
+		if !s.tickPosted {
+			s.postTick()
+		}
 	}
 }
 
-// tick is the periodic scheduler tick: task_tick_fair on the running task,
-// then, if it asked for a reschedule, the return-from-interrupt preemption
-// point. An idle CPU stops its tick until it runs a task again.
-func (s *Sim) tick(c *cpu) {
-	if c.curr < 0 {
-		c.tickArmed = false
+// postTick queues the next tick instant: the next multiple of TICK_NSEC.
+func (s *Sim) postTick() {
+	s.tickPosted = true
+	s.post((s.now/s.tickNsec+1)*s.tickNsec, evTick, -1, -1, 0)
+}
+
+// postNextTick queues the tick instant after the current one.
+func (s *Sim) postNextTick() {
+	s.tickPosted = true
+	s.post(s.now+s.tickNsec, evTick, -1, -1, 0)
+}
+
+// ticks is a tick instant (§7.3 step 3): the tick handler of every CPU
+// that ticks, in ascending CPU id — all of them with nohz off, the busy
+// ones with nohz idle (an idle CPU has stopped its tick).
+func (s *Sim) ticks() {
+	s.tickPosted = false
+	if s.cfg.Nohz == smp.NohzOff {
+		for i := range s.cpus {
+			s.tick(&s.cpus[i])
+		}
+		s.postNextTick()
 		return
 	}
-	if s.slog != nil {
+	for id := s.ticking.First(); id >= 0; id = s.ticking.Next(id) {
+		s.tick(&s.cpus[id])
+	}
+	if !s.ticking.Empty() {
+		s.postNextTick()
+	}
+}
+
+// tick is one CPU's tick handler: sched_tick (task_tick_fair on the
+// running task, and whatever smp runs from the tick), then, if the CPU
+// was asked to reschedule, the return-from-interrupt preemption point at
+// once. CPUs the tick asked to reschedule elsewhere wait for step 5.
+func (s *Sim) tick(c *cpu) {
+	s.events++
+	if s.slog != nil && c.curr >= 0 {
 		s.logOp("tick", "", "")
 	}
-	s.setClock(c)
-	c.rq.Tick()
-	s.post(s.now+s.tickNsec, evTick, -1, c.id, 0)
+	s.sys.Tick(int(c.id))
 	if c.rq.NeedResched() {
-		s.schedule(c)
+		s.undue(c.id)
+		s.schedule(c) // which collects what the tick asked of other CPUs
+	} else {
+		s.collectResched()
+	}
+	if s.debug && s.err == nil && len(s.cpus) > 1 {
+		s.fail(s.check())
 	}
 }
 
-// idle reports whether c runs nothing and has nothing queued.
-func (s *Sim) idle(c *cpu) bool {
-	return c.curr < 0 && !c.forced && c.rq.NrQueued() == 0
-}
-
-// placeWake chooses the CPU for the wakeup of a task that is not queued
-// anywhere: a pinned task goes to its CPU; otherwise its previous CPU if
-// that is idle, else the lowest-numbered idle allowed CPU, else its previous
-// CPU (select_idle_sibling's preferences, without load balancing).
-func (s *Sim) placeWake(t *task) *cpu {
-	if t.pinned >= 0 {
-		return &s.cpus[t.pinned]
-	}
-	prev := t.cpu
-	if prev >= 0 && t.affinity&(1<<uint(prev)) != 0 && s.idle(&s.cpus[prev]) {
-		return &s.cpus[prev]
-	}
-	for i := range s.cpus {
-		if t.affinity&(1<<uint(i)) != 0 && s.idle(&s.cpus[i]) {
-			return &s.cpus[i]
+// collectResched takes the CPUs that smp's operations asked to
+// reschedule (System.Resched) after every call into smp: each first
+// catches up with a switch smp made on its own, then its reschedule is
+// due now or, with a wakeup cost, at an evResched that much later.
+func (s *Sim) collectResched() {
+	for _, id := range s.sys.Resched() {
+		c := &s.cpus[id]
+		s.syncCurr(c)
+		switch {
+		case s.wakeCost == 0:
+			s.markDue(c.id)
+		case !c.reschedPending:
+			c.reschedPending = true
+			s.post(s.now+s.wakeCost, evResched, -1, c.id, 0)
 		}
 	}
-	if prev >= 0 && t.affinity&(1<<uint(prev)) != 0 {
-		return &s.cpus[prev]
-	}
-	return s.leastQueued(t)
 }
 
-// placeNew chooses the CPU of a new task: its pinned CPU, else the
-// lowest-numbered idle allowed CPU, else the allowed CPU with the fewest
-// queued tasks (lowest number on ties).
-func (s *Sim) placeNew(t *task) *cpu {
-	if t.pinned >= 0 {
-		return &s.cpus[t.pinned]
+func (s *Sim) markDue(id int32) {
+	if !s.due.Test(int(id)) {
+		s.due.Set(int(id))
+		s.nDue++
 	}
-	for i := range s.cpus {
-		if t.affinity&(1<<uint(i)) != 0 && s.idle(&s.cpus[i]) {
-			return &s.cpus[i]
-		}
-	}
-	return s.leastQueued(t)
 }
 
-func (s *Sim) leastQueued(t *task) *cpu {
-	best := -1
-	for i := range s.cpus {
-		if t.affinity&(1<<uint(i)) == 0 {
-			continue
-		}
-		if best < 0 || s.cpus[i].rq.NrQueued() < s.cpus[best].rq.NrQueued() {
-			best = i
-		}
+func (s *Sim) undue(id int32) {
+	if s.due.Test(int(id)) {
+		s.due.Clear(int(id))
+		s.nDue--
 	}
-	return &s.cpus[best]
 }
 
-// startTask is wake_up_new_task: the fresh entity is enqueued as new, then
-// the wakeup-preemption check runs with WF_FORK.
+// flushDue runs the due reschedules in ascending CPU id, including those
+// they set off: __schedule on each CPU still asked to reschedule (or
+// forced idle by core scheduling, which any wakeup reschedules). It runs
+// at the end of the timer, tick and reschedule steps of an instant (§7.3
+// step 5), and after every call a task's program makes into smp (step 6).
+func (s *Sim) flushDue() {
+	if s.flushing || s.nDue == 0 {
+		return
+	}
+	s.flushing = true
+	for s.nDue > 0 && s.err == nil {
+		id := int32(s.due.First())
+		s.undue(id)
+		c := &s.cpus[id]
+		if c.forced || c.rq.NeedResched() {
+			s.schedule(c)
+		}
+	}
+	s.flushing = false
+}
+
+// settle ends a call a task's program made into smp: the reschedules it
+// asked for run now (§7.3 step 6).
+func (s *Sim) settle() {
+	s.collectResched()
+	s.flushDue()
+}
+
+// startTask is wake_up_new_task (smp's WakeUpNew: fork placement from the
+// CPU the task was made on, the enqueue as new, the wakeup-preemption
+// check with WF_FORK). A creation is task-initiated: its launcher forks.
 func (s *Sim) startTask(ti int32) {
 	t := &s.tasks[ti]
-	c := s.placeNew(t)
 	if s.slog != nil {
 		s.logOp("new", t.name, "")
 	}
-	s.setClock(c)
-	if err := c.rq.Enqueue(t.se, eevdf.EnqueueInitial); err != nil {
-		s.fail(err)
+	if s.sys.WakeUpNew(t.st) < 0 {
+		s.fail(fmt.Errorf("%s: could not be started", t.name))
 		return
 	}
-	c.rq.WakeupPreempt(t.se, eevdf.WFFork)
 	t.state = stRunnable
-	t.cpu = c.id
 	t.runnableSince = s.now
-	s.afterWakeup(c)
+	s.settle()
 }
 
-// wake is try_to_wake_up. A delayed task is still queued on its CPU: it is
-// requeued there (ENQUEUE_DELAYED) and checked against the running task
-// unless it is that task. Any other task is placed, enqueued with
-// ENQUEUE_WAKEUP (plus ENQUEUE_MIGRATED and WF_MIGRATED when it last ran on
-// another CPU) and checked with WF_TTWU. sync adds WF_SYNC; a task that may
-// run on several CPUs went through CPU selection, which adds WF_RQ_SELECTED
-// as select_task_rq does.
-func (s *Sim) wake(ti int32, sync bool) {
+// wake is try_to_wake_up of the blocked task ti (smp's TryToWakeUp) by the
+// running task waker, or by a timer (waker −1: the expiry runs on the CPU
+// the sleeper last ran on, whose current task is the waker). A task still
+// queued as delayed is requeued in place; any other is placed by
+// select_task_rq_fair, migrates if that is another CPU, is enqueued and
+// checked against that CPU's running task. sync adds WF_SYNC. The
+// reschedules it asks for are collected; a task-initiated wakeup's caller
+// runs them (settle), a timer's wait for step 5 of their instant.
+func (s *Sim) wake(ti, waker int32, sync bool) {
 	t := &s.tasks[ti]
-	wf := eevdf.WFTTWU
+	var wf eevdf.WakeFlags
 	if sync {
 		wf |= eevdf.WFSync
 	}
@@ -264,63 +317,27 @@ func (s *Sim) wake(ti int32, sync bool) {
 	if s.slog != nil {
 		s.logOp("wakeup", t.name, "")
 	}
-	var c *cpu
-	if t.se.Delayed() {
+	var w *smp.Task
+	if waker >= 0 {
+		w = s.tasks[waker].st
+	}
+	if s.sys.TryToWakeUp(t.st, w, wf) < 0 {
+		s.fail(fmt.Errorf("%s: could not be woken", t.name))
+		return
+	}
+	if t.st.Placement() == smp.RuleInPlace {
 		t.delayedWakeups++
 		s.delayedWakeups++
-		c = &s.cpus[t.cpu]
-		s.setClock(c)
-		if err := c.rq.Enqueue(t.se, eevdf.EnqueueDelayed); err != nil {
-			s.fail(err)
-			return
-		}
-		if t.se != c.rq.Curr() {
-			c.rq.WakeupPreempt(t.se, wf)
-		}
-	} else {
-		c = s.placeWake(t)
-		ef := eevdf.EnqueueWakeup
-		if t.pinned < 0 {
-			wf |= eevdf.WFRqSelected
-		}
-		if t.ran && t.cpu != c.id {
-			ef |= eevdf.EnqueueMigrated
-			wf |= eevdf.WFMigrated
-			t.migrations++
-			s.migrations++
-		}
-		s.setClock(c)
-		if err := c.rq.Enqueue(t.se, ef); err != nil {
-			s.fail(err)
-			return
-		}
-		c.rq.WakeupPreempt(t.se, wf)
-		t.cpu = c.id
 	}
-	s.afterWakeup(c)
+	s.collectResched()
 }
 
-// afterWakeup reschedules c at once (full preemption) if the wakeup asked
-// for it, or after the wakeup cost if one is configured. A CPU forced idle
-// by core scheduling runs the idle task, which any wakeup reschedules.
-func (s *Sim) afterWakeup(c *cpu) {
-	if !c.forced && !c.rq.NeedResched() {
-		return
-	}
-	if s.wakeCost == 0 {
-		s.schedule(c)
-		return
-	}
-	if !c.reschedPending {
-		c.reschedPending = true
-		s.post(s.now+s.wakeCost, evResched, -1, c.id, 0)
-	}
-}
-
-// block puts the running task t to sleep (st = stBlocked): dequeue_task
-// with DEQUEUE_SLEEP, which may leave it queued as delayed; or ends it
-// (st = stExited): a dead task's dequeue adds DEQUEUE_SPECIAL and is never
-// delayed. Then schedule.
+// block puts the running task t to sleep (st = stBlocked): smp's Block,
+// a dequeue with DEQUEUE_SLEEP, which may leave it queued as delayed, and
+// __schedule; or ends it (st = stExited): smp's Exit, a dead task's
+// dequeue (DEQUEUE_SPECIAL, never delayed), __schedule and the removal of
+// its load. The simulator then switches to what c runs now; a CPU of a
+// core-scheduling pair runs the core-wide pick after smp's own.
 func (s *Sim) block(c *cpu, ti int32, st taskState) {
 	t := &s.tasks[ti]
 	t.state = st
@@ -332,16 +349,25 @@ func (s *Sim) block(c *cpu, ti int32, st taskState) {
 		s.logOp("sleep", "", "")
 		s.slog.mute = true
 	}
-	s.setClock(c)
-	flags := eevdf.DequeueSleep
+	var err error
 	if st == stExited {
-		flags |= eevdf.DequeueSpecial
+		err = s.sys.Exit(int(c.id))
+	} else {
+		err = s.sys.Block(int(c.id))
 	}
-	if _, err := c.rq.Dequeue(t.se, flags); err != nil {
+	if err != nil {
 		s.fail(err)
 		return
 	}
-	s.schedule(c)
+	if c.sibling >= 0 {
+		s.schedule(c)
+	} else {
+		if s.slog != nil {
+			s.slog.mute = false
+		}
+		s.switchTo(c, s.idx(s.sys.Curr(int(c.id))))
+	}
+	s.settle()
 }
 
 // Core scheduling.
@@ -366,6 +392,16 @@ func (s *Sim) block(c *cpu, ti int32, st taskState) {
 // such task it is forced idle (PutPrev: the idle task runs with tasks
 // queued) until the next pick of the core. Each CPU then installs what it
 // runs (SetNext or PutPrev: put_prev_set_next_task).
+//
+// Core scheduling is outside package smp (KERNEL-SPEC-SMP §0.3: smp models
+// a kernel without it), so the core-wide pick works on the System's
+// runqueues directly (RQ(cpu).PickTask, SetNext, PutPrev) instead of
+// smp's Schedule: what smp does when a CPU of a pair would idle (newly
+// idle balancing, idle_stamp, has_idle_cores) does not run for these
+// picks. A task of a pair blocks or exits through smp (Block, Exit), whose
+// own __schedule picks for that CPU alone; the core-wide pick that follows
+// replaces the choice (put_prev of smp's pick, set_next of the core's, at
+// the same instant).
 
 // CoreRule selects which sibling's pick fixes the cookie of a core.
 type CoreRule uint8
@@ -390,7 +426,7 @@ func (s *Sim) coreSchedule(l, f *cpu) {
 	case lp < 0:
 		lead = fp
 	case fp >= 0 && s.cfg.CoreRule == CorePriority:
-		if f.rq.Lag(s.tasks[fp].se) > l.rq.Lag(s.tasks[lp].se) {
+		if s.rq(f).Lag(s.tasks[fp].se) > s.rq(l).Lag(s.tasks[lp].se) {
 			lead = fp
 		}
 	}
@@ -412,20 +448,19 @@ func (s *Sim) pickTask(c *cpu) int32 {
 		c.forcedIdle += s.now - c.forcedSince
 		c.forced = false
 	}
-	s.setClock(c)
-	return s.taskOf(c.rq.PickTask())
+	return s.taskOf(s.rq(c).PickTask())
 }
 
 // install makes p (−1: the idle task) c's current task on its runqueue:
 // SetNext (put_prev then set_next, nothing if p already runs) or PutPrev.
 func (s *Sim) install(c *cpu, p int32) {
 	if p >= 0 {
-		if err := c.rq.SetNext(s.tasks[p].se); err != nil {
+		if err := s.rq(c).SetNext(s.tasks[p].se); err != nil {
 			s.fail(err)
 		}
 		return
 	}
-	c.rq.PutPrev()
+	s.rq(c).PutPrev()
 }
 
 // coreMatch returns what c runs given its pick p and the core's cookie:
@@ -451,7 +486,7 @@ func (s *Sim) coreCandidate(c *cpu, cookie uint64) int32 {
 	best := int32(-1)
 	for i := range s.tasks {
 		t := &s.tasks[i]
-		if (t.state != stRunnable && t.state != stRunning) || t.cpu != c.id || t.cookie != cookie || !t.se.OnRq() || t.se.Delayed() {
+		if (t.state != stRunnable && t.state != stRunning) || t.st.CPU() != int(c.id) || t.cookie != cookie || !t.se.OnRq() || t.se.Delayed() {
 			continue
 		}
 		if best < 0 {

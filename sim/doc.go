@@ -1,74 +1,107 @@
-// Package sim is a discrete-event simulator of CPUs scheduled by the fair
-// class, each CPU with its own eevdf.CfsRq, running tasks that are small
-// programs of phases (run for X, sleep, wait for a message, yield, send a
-// message), with the workloads kernel developers measure the scheduler
-// with: cyclictest, hackbench, stress, seed 004's yield_loop, massive_intr,
-// schbench-style request/worker pairs, and rt-app descriptions.
+// Package sim is a discrete-event simulator of a machine scheduled by the
+// fair class — one eevdf.CfsRq per CPU, with tasks placed on the CPUs and
+// moved between them by package smp — running tasks that are small programs of phases (run for
+// X, sleep, wait for a message, yield, send a message), with the
+// workloads kernel developers measure the scheduler with: cyclictest,
+// hackbench, stress, seed 004's yield_loop, massive_intr, schbench-style
+// request/worker pairs, and rt-app descriptions.
 //
 // # What is modelled
 //
-// Every scheduling decision is eevdf's: the simulator only drives each
-// runqueue through the core-side sequences of the kernel (KERNEL-SPEC §4.9,
-// §5.0, §11), the same ones the scenario replay uses. Before every call
-// into a runqueue its task clock is set (update_rq_clock). Then:
+// The machine is a topology.Machine (Config.Machine: packages × LLCs ×
+// cores × SMT threads, and the CPU numbering; Config.CPUs is the
+// shorthand for that many single-thread cores in one LLC), of any size up
+// to topology.MaxCPUs. Its fair class is an smp.System: the scheduling
+// domains the kernel builds, wakeup and fork placement, migration with its
+// lag and PELT effects, and whatever balancing smp does. Every scheduling
+// decision is smp's and eevdf's; the simulator keeps none of the kernel's
+// multi-CPU logic itself and calls smp at the moments the kernel's core
+// code would:
 //
-//   - task creation (wake_up_new_task): Enqueue(EnqueueInitial), then
-//     WakeupPreempt(WFFork);
-//   - wakeup (try_to_wake_up): a delayed task, still queued on its CPU, is
-//     requeued there with Enqueue(EnqueueDelayed) and, unless it is the
-//     running entity, checked with WakeupPreempt(WFTTWU); any other task is
-//     placed (below), enqueued with EnqueueWakeup (plus EnqueueMigrated and
-//     WFMigrated if it last ran on another CPU) and checked with
-//     WakeupPreempt(WFTTWU). Channel wakeups marked sync add WFSync; a task
-//     allowed on several CPUs went through CPU selection, which adds
-//     WFRqSelected as select_task_rq does (both only matter to NEXT_BUDDY);
-//   - blocking: Dequeue(DequeueSleep), which may leave the task queued as
-//     delayed, then a schedule; exiting adds DequeueSpecial (never delayed);
-//   - schedule (__schedule, a preemption point): PickNext; a context switch
-//     happens iff the pick differs from the running task, and it is a
-//     preemption when that task is still runnable;
-//   - tick: every TICK_NSEC, at multiples of the tick period, while a CPU
-//     runs a task: Tick, then a schedule if NeedResched (the
-//     return-from-interrupt preemption point). An idle CPU has no tick;
-//   - after a wakeup: a schedule at once if NeedResched (full preemption),
-//     or after Config.WakeupCost;
-//   - yield: Yield, then a schedule;
-//   - a core-scheduling forced pick: SetNext.
+//   - task creation (wake_up_new_task): WakeUpNew, from the lowest CPU
+//     the task may use (its launcher runs there): the fork slow path
+//     picks the CPU, the task is enqueued as new and checked with WF_FORK;
+//   - wakeup (try_to_wake_up): TryToWakeUp with the waking task — the
+//     sender of a message, or nil for a timer or sleep expiry, which runs
+//     on the CPU the sleeper last ran on (KERNEL-SPEC-SMP §3.1 rule 6);
+//     a channel marked sync adds WF_SYNC. A delayed task is requeued in
+//     place; any other is placed by select_task_rq_fair (which adds
+//     WF_RQ_SELECTED when the task may use several CPUs) and migrates if
+//     that is another CPU;
+//   - blocking and exiting: Block (a dequeue with DEQUEUE_SLEEP, which may
+//     leave the task queued as delayed) or Exit (DEQUEUE_SPECIAL), then
+//     smp's __schedule of that CPU;
+//   - a preemption point (__schedule): Schedule; a context switch happens
+//     iff the pick differs from the running task, and it is a preemption
+//     when that task is still runnable;
+//   - the tick, at multiples of TICK_NSEC on every CPU at once (§7.2):
+//     Tick, then, if the CPU was asked to reschedule, the
+//     return-from-interrupt preemption point. With Config.Nohz off (the
+//     default) every CPU ticks, idle or not; with smp.NohzIdle an idle CPU
+//     stops its tick until it runs a task again;
+//   - after every call, the CPUs smp asked to reschedule
+//     (System.Resched): each runs Schedule at once, in ascending CPU id,
+//     if it still needs to (full preemption), or after Config.WakeupCost;
+//   - yield (yield_task_fair), nice and slice changes: on the running
+//     task's runqueue directly (they change no placement state), then a
+//     schedule;
+//   - core scheduling (below): the core-wide pick, on the runqueues
+//     directly, outside smp.
+//
+// A task's CPU is always smp's (Task.CPU): a runnable task may change CPU
+// while it waits, and the simulator never keeps its own copy.
+//
+// # The order of one instant
+//
+// The kernel's CPUs act concurrently; the simulator runs the events of
+// one simulated instant in the serial order of KERNEL-SPEC-SMP §7.3: the
+// jiffies advance (if it is a tick instant); timer and sleep expiries, in
+// arming order (ties by task); the tick handlers in ascending CPU id, each
+// CPU rescheduling right after its own tick if asked to; the remaining
+// reschedules in ascending CPU id; then the task-initiated events (a
+// task created, a Run phase ending and the program going on: sends,
+// blocks, exits), in the order they were posted, each with the
+// reschedules it causes run at once. evClass in engine.go states it
+// event by event.
+//
+// # Clocks
+//
+// Reports give simulated time, from 0. The System's clock is the
+// simulated time plus an origin: one tick on several CPUs, so that tasks
+// created at time 0 are forked at a positive clock (a PELT
+// last_update_time of 0 means "never attached") and tick instants fall
+// on jiffy boundaries; 0 on one CPU, where no placement reads PELT, so
+// that one-CPU runs keep their numbers and their scenario log replays at
+// the simulated times. The machine starts in Config.Preset's state
+// (KERNEL-SPEC-SMP §1.9), warm by default, at the origin.
 //
 // While a task runs, its Run phase progresses in real time; when it is
 // switched out the CPU time it got is subtracted from the phase, and the
 // phase's completion event is made stale by a generation counter (never by
 // searching the queue). Config.SwitchCost delays a switched-in task's
 // progress (the time is charged to it, as the kernel charges what runs
-// after exec_start). With Config.Debug, every runqueue's Check runs after
-// every event, and the simulator's CPU-time bookkeeping is compared with
-// eevdf's sum_exec_runtime at every switch-out: they must agree exactly.
-// Config.ScenarioLog writes a one-CPU run in the scenario language, one
-// operation per sequence above; replaying it with package scenario leaves
-// every entity exactly as the simulation did.
+// after exec_start). With Config.Debug, smp's Check (every runqueue's
+// invariants and every task where the System believes it is) and the
+// simulator's own checks run after every event, and the simulator's
+// CPU-time bookkeeping is compared with eevdf's sum_exec_runtime at
+// every switch-out: they must agree exactly. Config.ScenarioLog writes a
+// one-CPU run in the scenario language, one operation per sequence above;
+// replaying it with package scenario leaves every entity exactly as the
+// simulation did.
 //
-// Not modelled: other scheduling classes, load balancing and migration of
-// queued tasks, group scheduling, interrupts' and softirqs' CPU time,
-// frequency and capacity, and the cost of scheduler code except through
-// the two cost parameters.
-//
-// # Placement
-//
-// There is no load balancer: a task stays on the CPU it was placed on
-// until it sleeps. A new task goes to its pinned CPU, else to the
-// lowest-numbered idle CPU it may use, else to the allowed CPU with the
-// fewest queued tasks (lowest number on ties). A waking task that is
-// pinned goes to its CPU; a delayed task to the CPU whose runqueue holds
-// it; any other to its previous CPU if that is idle, else to the
-// lowest-numbered idle allowed CPU, else to its previous CPU. A CPU is idle
-// when it runs nothing and has nothing queued (a CPU forced idle by core
-// scheduling is not idle).
+// Not modelled: other scheduling classes, interrupts' and softirqs' CPU
+// time, frequency and capacity, IPI and wakeup-queue latencies (a remote
+// wakeup takes effect at once), and the cost of scheduler code except
+// through the two cost parameters. What smp does not model (KERNEL-SPEC-SMP
+// §0.3: asymmetric capacities, NUMA, bandwidth control, …) the simulator
+// does not have either.
 //
 // # Core scheduling
 //
 // Config.CorePairs makes pairs of CPUs SMT siblings that only run tasks of
 // the same cookie (TaskOptions.Cookie; 0 is the untagged cookie, which
-// only pairs with itself; the idle task pairs with anything). Whenever a
+// only pairs with itself; the idle task pairs with anything); the pairs
+// are independent of the machine's own SMT threads. Whenever a
 // CPU of a pair reaches a preemption point, both CPUs pick without
 // installing anything (PickTask on each, as the kernel's core-wide pick
 // calls pick_task on every sibling) and one pick fixes the cookie c: with
@@ -83,7 +116,11 @@
 // vruntime only when it is eligible. If it has no such task it is forced
 // idle (PutPrev: the idle task runs with tasks queued) until the next pick
 // of the core. Each CPU then installs what it runs with SetNext or PutPrev
-// (put_prev_set_next_task).
+// (put_prev_set_next_task). Core scheduling is outside smp, which models a
+// kernel without it: these picks use the System's runqueues directly
+// (RQ(cpu).PickTask, SetNext, PutPrev), so smp's idle-entry work does not
+// run for them, and after a Block or Exit of a paired CPU the core-wide
+// pick replaces the pick of smp's own __schedule.
 //
 // # Workloads and metrics
 //
@@ -91,13 +128,16 @@
 // MassiveIntr, Schbench, ParseRTApp) document their programs and
 // parameters. Reports give per task and per workload latency histograms
 // with exact percentiles (every sample is kept), perf sched latency's
-// runtime, switches and delays, context switches and preemptions, as
-// text, CSV and JSON; a Chrome/Perfetto trace of the schedule; and, in
-// package sim/plot, PNG plots. Sweep runs configurations in parallel.
+// runtime, switches and delays, context switches and preemptions, the
+// placements by rule and the migrations by cause (smp.Stats), as text,
+// CSV and JSON; a Chrome/Perfetto trace of the schedule (a track per CPU,
+// migration arrows between them); and, in package sim/plot, PNG plots.
+// Sweep runs configurations in parallel.
 //
 // # Determinism
 //
-// Events are ordered by (time, sequence of posting); the only randomness
-// is a PCG generator seeded from Config.Seed, drawn in event order. The
-// same configuration and seed give byte-identical reports.
+// Events are ordered by (time, class, arming time or CPU, sequence of
+// posting); the only randomness is a PCG generator seeded from
+// Config.Seed, drawn in event order, and smp's sched_rng, seeded from it
+// too. The same configuration and seed give byte-identical reports.
 package sim

@@ -9,6 +9,8 @@ import (
 
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/smp"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 // evKind is the kind of a queued event.
@@ -18,28 +20,95 @@ const (
 	evStart   evKind = iota // a task is created (wake_up_new_task)
 	evWake                  // a sleep or timer expires
 	evDone                  // the running task reaches the end of its Run or SpinFor phase
-	evTick                  // the periodic scheduler tick of a CPU
+	evTick                  // the periodic scheduler tick, of every CPU that ticks
 	evResched               // a reschedule delayed by the wakeup cost
 	evResume                // the switch cost has elapsed: the new task starts to progress
 	evSample                // a runtime-share sample
 )
 
-// event is one entry of the event queue. Events are ordered by (at, seq):
-// equal times run in the order they were posted, which makes a run
-// deterministic. gen lets a handler recognise an event made stale by a
-// later decision (a preempted task's completion) without searching the
-// queue.
+// evClass is the place of an event among the events of one instant: the
+// serial order of KERNEL-SPEC-SMP §7.3, in which the kernel's concurrent
+// CPUs are made sequential.
+//
+//  1. The jiffies advance when the instant is a tick instant (SetClock
+//     on the System, before any event of the instant).
+//  2. clsTimer: timer and sleep expiries, in arming order (the instant
+//     the timer was armed; ties by task index), each woken on the CPU the
+//     sleeper last ran on, with nil as the waker (§3.1 rule 6).
+//  3. clsTick: the tick handlers, in ascending CPU id; each CPU
+//     reschedules right after its own tick if it is flagged.
+//  4. Kicks and the CPU stopper's works: smp runs them inside its own
+//     calls (Tick, Schedule), so they are no events here.
+//  5. clsResched: the reschedules still due — those the wakeups of step 2
+//     and the ticks of step 3 asked for, and those a wakeup cost delayed
+//     to this instant — in ascending CPU id.
+//  6. clsTask: task-initiated events — a task created, a Run phase done
+//     (after which the program blocks, wakes others, forks, exits), a
+//     switched-in task starting to progress — at their own times, in the
+//     order they were posted, after every event of steps 2 to 5 of their
+//     instant. Within them every reschedule a call asks for runs at once,
+//     in ascending CPU id (a preemption is immediate unless
+//     Config.WakeupCost delays it).
+//  7. clsSample: runtime-share samples, which only observe.
+type evClass uint8
+
+const (
+	clsTimer evClass = iota
+	clsTick
+	clsResched
+	clsTask
+	clsSample
+)
+
+// classOf is each kind's class.
+var classOf = [...]evClass{
+	evStart:   clsTask,
+	evWake:    clsTimer,
+	evDone:    clsTask,
+	evTick:    clsTick,
+	evResched: clsResched,
+	evResume:  clsTask,
+	evSample:  clsSample,
+}
+
+// event is one entry of the event queue. Events are ordered by time, then
+// class (evClass), then within the class: timers by arming time (ord)
+// and task, reschedules by CPU, everything else by the sequence of
+// posting. The order is total, which makes a run deterministic. gen lets
+// a handler recognise an event made stale by a later decision (a
+// preempted task's completion) without searching the queue.
 type event struct {
 	at   uint64
 	seq  uint64
+	ord  uint64 // a timer's arming time
 	task int32
 	cpu  int32
 	gen  uint32
 	kind evKind
+	cls  evClass
 }
 
 func (a *event) before(b *event) bool {
-	return a.at < b.at || (a.at == b.at && a.seq < b.seq)
+	if a.at != b.at {
+		return a.at < b.at
+	}
+	if a.cls != b.cls {
+		return a.cls < b.cls
+	}
+	switch a.cls {
+	case clsTimer:
+		if a.ord != b.ord {
+			return a.ord < b.ord
+		}
+		if a.task != b.task {
+			return a.task < b.task
+		}
+	case clsResched:
+		if a.cpu != b.cpu {
+			return a.cpu < b.cpu
+		}
+	}
+	return a.seq < b.seq
 }
 
 // eventHeap is a binary min-heap of events: O(log n) push and pop, no
@@ -103,17 +172,21 @@ type resumeItem struct {
 // moving: beyond it a program is spinning in zero time (a livelock).
 const maxStepsAtOneTime = 1 << 20
 
-// Sim is one simulation: CPUs, each with its own eevdf.CfsRq, the tasks of
-// the configured workloads and an event queue. Create it with New, then
-// call Run (or Step repeatedly). A Sim is not safe for concurrent use;
-// independent Sims are.
+// Sim is one simulation: a machine whose fair class is an smp.System
+// (one eevdf.CfsRq per CPU), the tasks of the configured workloads and an
+// event queue. Create it with New, then call Run (or Step repeatedly). A
+// Sim is not safe for concurrent use; independent Sims are.
 type Sim struct {
 	cfg       Config
+	top       *topology.Topology
+	sys       *smp.System
 	hier      *eevdf.Hierarchy            // the task groups, nil without
 	groups    map[string]*eevdf.TaskGroup // by name
 	feat      features.Set
+	preset    topology.Preset
 	baseSlice uint64
 	tickNsec  uint64
+	origin    uint64 // the System's clock at simulated time 0 (newSystem)
 	wakeCost  uint64
 	swCost    uint64
 	stop      uint64
@@ -138,16 +211,23 @@ type Sim struct {
 	pairs   bool
 	nextPct uint64
 
+	// Ticks and reschedules (§7.3).
+	ticking    *topology.Mask // NohzIdle: the CPUs whose tick runs (busy ones)
+	tickPosted bool           // an evTick is queued
+	due        *topology.Mask // CPUs whose reschedule is due at this instant
+	nDue       int
+	flushing   bool
+
 	// Counters.
 	events         uint64
 	ctxSwitches    uint64
 	preemptions    uint64
-	migrations     uint64
 	delayedWakeups uint64
 	forcedPicks    uint64
 	forcedIdles    uint64
 
 	trace  []traceSlice
+	flows  []traceFlow
 	series shareSeries
 	slog   *scenarioLog
 }
@@ -179,11 +259,9 @@ func Simulate(cfg Config) (*Report, error) {
 
 func (s *Sim) configure() error {
 	cfg := &s.cfg
-	if cfg.CPUs == 0 {
-		cfg.CPUs = 1
-	}
-	if cfg.CPUs < 1 || cfg.CPUs > 64 {
-		return fmt.Errorf("cpus %d outside 1..64", cfg.CPUs)
+	m, err := cfg.machine()
+	if err != nil {
+		return err
 	}
 	if cfg.Duration <= 0 {
 		return fmt.Errorf("duration must be positive (it is the stop time)")
@@ -199,10 +277,6 @@ func (s *Sim) configure() error {
 	}
 	if cfg.BaseSlice < 0 {
 		return fmt.Errorf("negative base slice")
-	}
-	s.baseSlice = eevdf.DefaultBaseSlice
-	if cfg.BaseSlice > 0 {
-		s.baseSlice = uint64(cfg.BaseSlice)
 	}
 	if cfg.HZ == 0 {
 		cfg.HZ = 1000
@@ -221,24 +295,32 @@ func (s *Sim) configure() error {
 	if cfg.Timeline > eevdf.RBTree {
 		return fmt.Errorf("unknown timeline backend %d", cfg.Timeline)
 	}
-
-	rqOpts := []eevdf.Option{
-		eevdf.WithFeatures(s.feat),
-		eevdf.WithBaseSlice(s.baseSlice),
-		eevdf.WithTickNsec(s.tickNsec),
-		eevdf.WithTimeline(cfg.Timeline),
+	if cfg.Nohz > smp.NohzIdle {
+		return fmt.Errorf("unknown nohz mode %d", cfg.Nohz)
 	}
-	if len(cfg.Groups) > 0 {
-		s.hier = eevdf.NewHierarchy(eevdf.WithCgroupMode(cfg.CgroupMode), eevdf.WithOnlineCPUs(cfg.CPUs))
-		rqOpts = append(rqOpts, eevdf.WithHierarchy(s.hier))
+	s.preset = topology.Warm
+	if cfg.Preset != nil {
+		if *cfg.Preset != topology.Boot && *cfg.Preset != topology.Warm {
+			return fmt.Errorf("unknown preset %d", *cfg.Preset)
+		}
+		s.preset = *cfg.Preset
+	}
+	top, err := topology.Build(m)
+	if err != nil {
+		return err
+	}
+	cfg.Machine, cfg.CPUs = m, top.NumCPUs()
+	if err := s.newSystem(top); err != nil {
+		return err
 	}
 	s.cpus = make([]cpu, cfg.CPUs)
 	for i := range s.cpus {
-		rq, err := eevdf.NewCfsRq(rqOpts...)
-		if err != nil {
-			return err
-		}
-		s.cpus[i] = cpu{id: int32(i), rq: rq, curr: -1, sibling: -1}
+		s.cpus[i] = cpu{id: int32(i), rq: s.sys.RQ(i), curr: -1, sibling: -1}
+	}
+	s.ticking, s.due = top.NewMask(), top.NewMask()
+	if cfg.Nohz == smp.NohzOff {
+		// Every CPU ticks, idle or not, from the first tick instant.
+		s.postTick()
 	}
 	for _, p := range cfg.CorePairs {
 		a, b := p[0], p[1]
@@ -303,7 +385,9 @@ func (s *Sim) configure() error {
 	return nil
 }
 
-// addTask validates and compiles one task and posts its creation.
+// addTask validates and compiles one task, makes it a task of the System
+// and posts its creation. A task is forked on the lowest CPU it may use
+// (its launcher runs there), and placed by WakeUpNew when it starts.
 func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	if sp.Nice < eevdf.MinNice || sp.Nice > eevdf.MaxNice {
 		return fmt.Errorf("nice %d outside %d..%d", sp.Nice, eevdf.MinNice, eevdf.MaxNice)
@@ -314,9 +398,14 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	if sp.Slice < 0 || sp.Start < 0 {
 		return fmt.Errorf("negative slice or start time")
 	}
-	mask, err := cpuMask(sp.CPUs, s.cfg.CPUs)
-	if err != nil {
-		return err
+	home := 0
+	for i, c := range sp.CPUs {
+		if c < 0 || c >= s.cfg.CPUs {
+			return fmt.Errorf("CPU %d outside 0..%d", c, s.cfg.CPUs-1)
+		}
+		if i == 0 || c < home {
+			home = c
+		}
 	}
 	prog, err := comp.compile(sp.Program)
 	if err != nil {
@@ -338,6 +427,14 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	if err != nil {
 		return err
 	}
+	topts := []smp.TaskOption{smp.WithCPU(home)}
+	if len(sp.CPUs) > 0 {
+		topts = append(topts, smp.WithAllowed(sp.CPUs...))
+	}
+	st, err := s.sys.NewTask(se, topts...)
+	if err != nil {
+		return err
+	}
 	start := uint64(sp.Start)
 	if j := uint64(s.cfg.StartJitter); j > 0 {
 		if start > ^uint64(0)-j {
@@ -350,23 +447,20 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 		name:      sp.Name,
 		wl:        wl,
 		se:        se,
+		st:        st,
 		code:      prog.code,
 		slots:     make([]uint64, prog.slots),
 		timers:    make([]timerState, prog.timers),
-		affinity:  mask,
-		pinned:    -1,
 		cookie:    sp.Cookie,
 		slice:     uint64(sp.Slice),
 		start:     start,
-		cpu:       -1,
+		runCPU:    -1,
+		lastCPU:   -1,
 		lastReply: -1,
-	}
-	if bits.OnesCount64(mask) == 1 {
-		t.pinned = int32(bits.TrailingZeros64(mask))
 	}
 	t.lat = make([]uint64, 0, latencyCapacity(prog, s.stop))
 	s.tasks = append(s.tasks, t)
-	se.SetData(idx)
+	st.SetData(idx)
 	s.post(start, evStart, idx, -1, 0)
 	return nil
 }
@@ -399,7 +493,14 @@ func latencyCapacity(p *program, stop uint64) int {
 // post queues an event.
 func (s *Sim) post(at uint64, k evKind, t, c int32, gen uint32) {
 	s.seq++
-	s.heap.push(event{at: at, seq: s.seq, task: t, cpu: c, gen: gen, kind: k})
+	s.heap.push(event{at: at, seq: s.seq, task: t, cpu: c, gen: gen, kind: k, cls: classOf[k]})
+}
+
+// postTimer queues the expiry of a timer t armed now, which orders it
+// among the expiries of its instant (§7.3 step 2).
+func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
+	s.seq++
+	s.heap.push(event{at: at, seq: s.seq, ord: s.now, task: t, cpu: -1, gen: gen, kind: evWake, cls: clsTimer})
 }
 
 // fail records the first internal error; the run stops at the next step.
@@ -416,8 +517,12 @@ func (s *Sim) Now() time.Duration { return time.Duration(s.now) }
 // every task exited, or an error occurred.
 func (s *Sim) Done() bool { return s.done || s.err != nil }
 
-// Step processes the next event (and everything it sets off at the same
-// simulated time). It returns false once the simulation has ended, and the
+// Step processes the next event and everything it sets off at the same
+// simulated time — except that the reschedules a timer expiry or a tick
+// asks for wait until the last timer expiry, tick and delayed reschedule
+// of the instant has been processed (a later Step), as the order of an
+// instant in the package documentation prescribes. A tick instant is one Step for every CPU
+// that ticks. It returns false once the simulation has ended, and the
 // error that ended it, if any.
 func (s *Sim) Step() (bool, error) {
 	ok := s.step()
@@ -455,9 +560,23 @@ func (s *Sim) step() bool {
 	if ev.at != s.now {
 		s.now = ev.at
 		s.steps = 0
+		s.syncClock()
 	}
 	s.dispatch(&ev)
+	if ev.cls < clsTask {
+		if len(s.heap) > 0 && s.heap[0].at == s.now && s.heap[0].cls < clsTask {
+			// More of steps 2 to 5 at this instant: the reschedules
+			// and the tasks they switch in wait for them.
+			return s.endStep()
+		}
+		s.flushDue() // §7.3 step 5
+	}
 	s.drainResumes()
+	return s.endStep()
+}
+
+// endStep checks the invariants in debug mode and reports progress.
+func (s *Sim) endStep() bool {
 	if s.debug && s.err == nil {
 		s.fail(s.check())
 	}
@@ -480,24 +599,21 @@ func (s *Sim) dispatch(ev *event) {
 			return
 		}
 		s.events++
-		s.wake(ev.task, false)
+		s.wake(ev.task, -1, false)
 	case evDone:
 		t := &s.tasks[ev.task]
 		if t.gen != ev.gen || t.state != stRunning || !t.progressing || !t.inRun {
 			return
 		}
 		s.events++
-		s.phaseDone(&s.cpus[t.cpu], ev.task)
+		s.phaseDone(&s.cpus[t.runCPU], ev.task)
 	case evTick:
-		s.events++
-		s.tick(&s.cpus[ev.cpu])
+		s.ticks()
 	case evResched:
 		s.events++
 		c := &s.cpus[ev.cpu]
 		c.reschedPending = false
-		if c.forced || c.rq.NeedResched() {
-			s.schedule(c)
-		}
+		s.markDue(c.id)
 	case evResume:
 		t := &s.tasks[ev.task]
 		c := &s.cpus[ev.cpu]
@@ -548,18 +664,6 @@ func (s *Sim) randN(n uint64) uint64 {
 		}
 	}
 	return hi
-}
-
-// taskOf maps a scheduling entity back to its task (−1 for nil: idle).
-func (s *Sim) taskOf(se *eevdf.SchedEntity) int32 {
-	if se == nil {
-		return -1
-	}
-	if i, ok := se.Data().(int32); ok {
-		return i
-	}
-	s.fail(errors.New("unknown entity " + se.Name()))
-	return -1
 }
 
 // addSat returns a+b, saturating at the largest time.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/sim"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 // A cyclictest thread with a short custom slice against two CPU hogs on
@@ -97,4 +98,42 @@ func ExampleWriteLatencyTable() {
 	// 99th Percentile   (us) |       772                0(-100%)
 	// 99.9th Percentile (us) |      1244                0(-100%)
 	// Maximum           (us) |      1244                0(-100%)
+}
+
+// A machine of two packages of two cores of two SMT threads, running four
+// cyclictest threads, placed by the kernel's rules (package smp). Each
+// thread is forked, from CPU 0, while the ones before it sleep: the fork
+// slow path keeps a fork in the forking CPU's group while that group has
+// as many idle CPUs as any, and inside it takes the most recently idled
+// CPU, which is CPU 0 each time. Their timers never expire together, so
+// every wakeup finds CPU 0 idle and stays there (rule target).
+func Example_severalCPUs() {
+	r, err := sim.Simulate(sim.Config{
+		Seed:        1,
+		Machine:     topology.Machine{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 2},
+		Duration:    100 * time.Millisecond,
+		StartJitter: time.Millisecond,
+		Workloads:   []sim.Workload{sim.Cyclictest(4, time.Millisecond, sim.TaskOptions{})},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%d CPUs (%s), base slice %d us\n", r.CPUs, r.Machine, r.BaseSliceNs/1000)
+	for _, t := range r.Tasks {
+		fmt.Printf("%s on CPU %d, %d migrations\n", t.Name, t.CPU, t.Migrations)
+	}
+	for _, rc := range r.Placement.Rules {
+		if rc.Placed > 0 {
+			fmt.Printf("%-9s placed %3d\n", rc.Rule, rc.Placed)
+		}
+	}
+	// Output:
+	// 8 CPUs (2x1x2x2 linear), base slice 2800 us
+	// cyclictest-0 on CPU 0, 0 migrations
+	// cyclictest-1 on CPU 0, 0 migrations
+	// cyclictest-2 on CPU 0, 0 migrations
+	// cyclictest-3 on CPU 0, 0 migrations
+	// target    placed 396
+	// slow_path placed   4
 }

@@ -194,9 +194,9 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				s.logOp("yield", "", "")
 				s.slog.mute = true
 			}
-			s.setClock(c)
-			c.rq.Yield()
+			s.rq(c).Yield() // yield_task_fair, then schedule()
 			s.schedule(c)
+			s.flushDue()
 			if !s.still(c, ti, gen) {
 				return
 			}
@@ -248,19 +248,19 @@ func (s *Sim) exec(c *cpu, ti int32) {
 					s.logOp("slice", t.name, strconv.FormatUint(in.a, 10))
 				}
 			}
-			s.setClock(c)
 			var err error
 			if in.op == opSetNice {
-				err = c.rq.SetNice(t.se, int(in.n))
+				err = s.rq(c).SetNice(t.se, int(in.n))
 			} else {
-				err = c.rq.SetSlice(t.se, in.a)
+				err = s.rq(c).SetSlice(t.se, in.a)
 			}
 			if err != nil {
 				s.fail(err)
 				return
 			}
-			if c.rq.NeedResched() {
+			if s.rq(c).NeedResched() {
 				s.schedule(c)
+				s.flushDue()
 				if !s.still(c, ti, gen) {
 					return
 				}
@@ -279,7 +279,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 func (s *Sim) sleepUntil(c *cpu, ti int32, at uint64) {
 	t := &s.tasks[ti]
 	t.wakeGen++
-	s.post(at, evWake, ti, -1, t.wakeGen)
+	s.postTimer(at, ti, t.wakeGen)
 	s.block(c, ti, stBlocked)
 }
 
@@ -318,7 +318,8 @@ func (s *Sim) send(c *cpu, ti, ch, reply int32, n uint64) bool {
 				cs.recvQ.pop()
 				rt.pc++
 				rt.wakeRef = s.now
-				s.wake(r, cs.def.sync)
+				s.wake(r, ti, cs.def.sync) // the sender wakes the receiver
+				s.flushDue()
 				if !s.still(c, ti, gen) {
 					return false
 				}
@@ -382,7 +383,8 @@ func (s *Sim) recv(c *cpu, ti, ch int32, n uint64) bool {
 			if st.opLeft == 0 {
 				cs.sendQ.pop()
 				st.pc++
-				s.wake(w, cs.def.sync)
+				s.wake(w, ti, cs.def.sync) // the receiver wakes the sender
+				s.flushDue()
 				if !s.still(c, ti, gen) {
 					return false
 				}

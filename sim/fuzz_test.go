@@ -33,7 +33,7 @@ func FuzzParseConfig(f *testing.F) {
 			}
 			n += len(specs)
 		}
-		if n > 64 || cfg.CPUs > 8 {
+		if n > 64 || cfg.CPUs > 8 || cfg.Machine.NumCPUs() > 8 {
 			return
 		}
 		cfg.Duration = min(max(cfg.Duration, time.Millisecond), 20*time.Millisecond)

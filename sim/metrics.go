@@ -89,10 +89,7 @@ func (s *Sim) runtimeNow(ti int32) uint64 {
 	t := &s.tasks[ti]
 	r := t.runtime
 	if t.state == stRunning {
-		c := &s.cpus[t.cpu]
-		if c.curr == ti {
-			r += s.clock(c) - t.tcIn
-		}
+		r += s.clock(&s.cpus[t.runCPU]) - t.tcIn
 	}
 	return r
 }
@@ -101,4 +98,31 @@ func (s *Sim) runtimeNow(ti int32) uint64 {
 type traceSlice struct {
 	cpu, task  int32
 	start, end uint64
+}
+
+// traceFlow is a migration arrow: task ran [fromStart, fromEnd) on CPU
+// from, and next [toStart, toEnd) on CPU to.
+type traceFlow struct {
+	task               int32
+	from, to           int32
+	fromStart, fromEnd uint64
+	toStart, toEnd     uint64
+}
+
+// endSlice records the running slice of task ti on c, ended at end, and
+// the migration arrow into it if it began on another CPU than the
+// task's previous slice.
+// A slice of no length is not drawn, and is not an arrow's end.
+func (s *Sim) endSlice(c *cpu, ti int32, end uint64) {
+	t := &s.tasks[ti]
+	if end <= t.traceStart {
+		return
+	}
+	s.trace = append(s.trace, traceSlice{cpu: c.id, task: ti, start: t.traceStart, end: end})
+	if t.flowPending {
+		t.flowPending = false
+		s.flows = append(s.flows, traceFlow{task: ti, from: t.flowFrom, to: c.id,
+			fromStart: t.flowStart, fromEnd: t.flowEnd, toStart: t.traceStart, toEnd: end})
+	}
+	t.lastCPU, t.lastStart, t.lastEnd = c.id, t.traceStart, end
 }

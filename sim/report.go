@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/smp"
 )
 
 // Report is everything a simulation measured. Times are nanoseconds of
@@ -18,6 +19,9 @@ import (
 type Report struct {
 	Seed            uint64 `json:"seed"`             // Config.Seed
 	CPUs            int    `json:"cpus"`             // number of CPUs
+	Machine         string `json:"machine"`          // packages x LLCs x cores x threads, numbering
+	Nohz            string `json:"nohz"`             // tick mode of idle CPUs: off or idle
+	Preset          string `json:"preset"`           // start state: warm or boot
 	Features        string `json:"features"`         // debugfs tokens that differ from the kernel defaults
 	BaseSliceNs     uint64 `json:"base_slice_ns"`    // sysctl_sched_base_slice
 	TickNs          uint64 `json:"tick_ns"`          // TICK_NSEC, the tick period
@@ -25,10 +29,13 @@ type Report struct {
 	Events          uint64 `json:"events"`           // scheduler events processed (stale ones excluded)
 	ContextSwitches uint64 `json:"context_switches"` // changes of a CPU's running task, idle included
 	Preemptions     uint64 `json:"preemptions"`      // switches whose previous task stayed runnable
-	Migrations      uint64 `json:"migrations"`       // wakeups placed on another CPU than the last one
+	Migrations      uint64 `json:"migrations"`       // changes of a task's CPU (nr_migrations, summed)
 	DelayedWakeups  uint64 `json:"delayed_wakeups"`  // wakeups of tasks still queued as delayed (requeues)
 	ForcedPicks     uint64 `json:"forced_picks"`     // core scheduling: sibling tasks installed with SetNext
 	ForcedIdles     uint64 `json:"forced_idles"`     // core scheduling: siblings held idle
+
+	Placement       PlacementReport  `json:"placement"`        // how tasks reached their CPUs
+	MigrationCauses []MigrationCause `json:"migration_causes"` // Migrations by cause, and fork balance
 
 	Workloads []WorkloadReport `json:"workloads"`        // per workload, in configuration order
 	Tasks     []TaskReport     `json:"tasks"`            // per task, in creation order
@@ -37,6 +44,42 @@ type Report struct {
 	Shares    *ShareSeries     `json:"shares,omitempty"` // CPU time samples (Config.ShareInterval)
 
 	trace []traceSlice
+	flows []traceFlow
+}
+
+// PlacementReport counts how tasks reached their CPUs, as package smp
+// decided it (smp.Stats): select_task_rq_fair for wakeups, the fork slow
+// path for new tasks.
+type PlacementReport struct {
+	Forks       uint64      `json:"forks"`        // tasks started (wake_up_new_task)
+	Wakeups     uint64      `json:"wakeups"`      // wakeups of sleeping tasks, delayed ones included
+	ForkBalance uint64      `json:"fork_balance"` // forks placed on another CPU than the forking one
+	WakeWide    uint64      `json:"wake_wide"`    // wakeups that wake_wide made non-affine
+	AffineThis  uint64      `json:"affine_this"`  // wake_affine verdicts for the waking CPU
+	AffinePrev  uint64      `json:"affine_prev"`  // wake_affine verdicts for the previous CPU
+	Rules       []RuleCount `json:"rules"`        // every rule of smp.Rules, in that order
+}
+
+// RuleCount counts the placements one rule made (smp.Rule).
+type RuleCount struct {
+	Rule     string `json:"rule"`     // the rule's name (smp.Rule.String)
+	Placed   uint64 `json:"placed"`   // wakeups and forks it placed
+	Migrated uint64 `json:"migrated"` // wakeups among them that changed the task's CPU
+}
+
+// MigrationCause counts the migrations of one cause. The causes are
+// "wakeup:RULE" for wakeups that the rule RULE placed on another CPU (the
+// placement rules of smp.Rule: idle_smt an idle SMT sibling, idle_core
+// the first CPU of an idle core, idle_cpu an idle CPU of the LLC scan,
+// target the CPU wake_affine chose, busy_target the same when nothing
+// idle was found, prev, recent, …); "other" for every other change of
+// CPU that smp made (load balancing); and "fork_balance" for new tasks
+// placed away from the forking CPU, which sets a new task's CPU without
+// a migration and so is not part of Report.Migrations. Only causes that
+// occurred are listed, in that order.
+type MigrationCause struct {
+	Cause string `json:"cause"`
+	Count uint64 `json:"count"`
 }
 
 // TaskReport is one task's measurements.
@@ -48,7 +91,7 @@ type Report struct {
 type TaskReport struct {
 	Name           string `json:"name"`            // task name
 	Workload       string `json:"workload"`        // its workload's name
-	CPU            int    `json:"cpu"`             // the CPU it is on, or was on last (−1: never created)
+	CPU            int    `json:"cpu"`             // task_cpu: the CPU it is on, or was on last (−1: never created)
 	Nice           int    `json:"nice"`            // nice value at the end
 	Policy         string `json:"policy"`          // scheduling policy
 	SliceNs        uint64 `json:"slice_ns"`        // slice at the end
@@ -58,7 +101,7 @@ type TaskReport struct {
 	Preemptions    uint64 `json:"preemptions"`     // times switched out while runnable
 	Wakeups        uint64 `json:"wakeups"`         // times woken
 	DelayedWakeups uint64 `json:"delayed_wakeups"` // wakeups that found it still queued as delayed
-	Migrations     uint64 `json:"migrations"`      // wakeups on another CPU than the last one
+	Migrations     uint64 `json:"migrations"`      // changes of its CPU (nr_migrations)
 	Yields         uint64 `json:"yields"`          // sched_yield calls
 	DelayCount     uint64 `json:"delay_count"`     // run delays (runnable to running)
 	AvgDelayNs     uint64 `json:"avg_delay_ns"`    // total delay / delay count, truncated
@@ -131,9 +174,13 @@ type ShareSeries struct {
 
 // Report returns the measurements so far; after Run, the final ones.
 func (s *Sim) Report() *Report {
+	st := s.sys.Stats()
 	r := &Report{
 		Seed:            s.cfg.Seed,
 		CPUs:            len(s.cpus),
+		Machine:         s.cfg.Machine.String(),
+		Nohz:            s.cfg.Nohz.String(),
+		Preset:          s.preset.String(),
 		Features:        s.feat.Diff(features.Default()),
 		BaseSliceNs:     s.baseSlice,
 		TickNs:          s.tickNsec,
@@ -141,18 +188,24 @@ func (s *Sim) Report() *Report {
 		Events:          s.events,
 		ContextSwitches: s.ctxSwitches,
 		Preemptions:     s.preemptions,
-		Migrations:      s.migrations,
+		Migrations:      st.Migrations,
 		DelayedWakeups:  s.delayedWakeups,
 		ForcedPicks:     s.forcedPicks,
 		ForcedIdles:     s.forcedIdles,
+		Placement:       placementReport(&st),
+		MigrationCauses: migrationCauses(&st),
 	}
 	r.Tasks = make([]TaskReport, len(s.tasks))
 	for i := range s.tasks {
 		t := &s.tasks[i]
+		cpu := t.st.CPU()
+		if t.state == stNew {
+			cpu = -1
+		}
 		tr := TaskReport{
 			Name:           t.name,
 			Workload:       s.wls[t.wl].name,
-			CPU:            int(t.cpu),
+			CPU:            cpu,
 			Nice:           t.se.Nice(),
 			Policy:         t.se.Policy().String(),
 			SliceNs:        t.se.Slice(),
@@ -162,7 +215,7 @@ func (s *Sim) Report() *Report {
 			Preemptions:    t.preempted,
 			Wakeups:        t.wakeups,
 			DelayedWakeups: t.delayedWakeups,
-			Migrations:     t.migrations,
+			Migrations:     t.st.Migrations(),
 			Yields:         t.yields,
 			Exited:         t.state == stExited,
 			ExitNs:         t.exitAt,
@@ -253,13 +306,54 @@ func (s *Sim) Report() *Report {
 	}
 	if s.cfg.Trace {
 		r.trace = append(r.trace, s.trace...)
+		r.flows = append(r.flows, s.flows...)
 		for i := range s.cpus {
-			if c := &s.cpus[i]; c.curr >= 0 {
-				r.trace = append(r.trace, traceSlice{cpu: c.id, task: c.curr, start: s.tasks[c.curr].traceStart, end: s.now})
+			c := &s.cpus[i]
+			if c.curr < 0 {
+				continue
+			}
+			// The slices still running end now.
+			t := &s.tasks[c.curr]
+			if s.now <= t.traceStart {
+				continue
+			}
+			r.trace = append(r.trace, traceSlice{cpu: c.id, task: c.curr, start: t.traceStart, end: s.now})
+			if t.flowPending {
+				r.flows = append(r.flows, traceFlow{task: c.curr, from: t.flowFrom, to: c.id,
+					fromStart: t.flowStart, fromEnd: t.flowEnd, toStart: t.traceStart, toEnd: s.now})
 			}
 		}
 	}
 	return r
+}
+
+// placementReport is smp's placement counters.
+func placementReport(st *smp.Stats) PlacementReport {
+	p := PlacementReport{Forks: st.Forks, Wakeups: st.Wakeups, ForkBalance: st.ForkBalance,
+		WakeWide: st.WakeWide, AffineThis: st.AffineThis, AffinePrev: st.AffinePrev}
+	for _, rule := range smp.Rules() {
+		p.Rules = append(p.Rules, RuleCount{Rule: rule.String(), Placed: st.Placed[rule], Migrated: st.Migrated[rule]})
+	}
+	return p
+}
+
+// migrationCauses is smp's migration counters by cause (MigrationCause).
+func migrationCauses(st *smp.Stats) []MigrationCause {
+	var out []MigrationCause
+	var wakeups uint64
+	for _, rule := range smp.Rules() {
+		if n := st.Migrated[rule]; n > 0 {
+			out = append(out, MigrationCause{Cause: "wakeup:" + rule.String(), Count: n})
+			wakeups += n
+		}
+	}
+	if st.Migrations > wakeups {
+		out = append(out, MigrationCause{Cause: "other", Count: st.Migrations - wakeups})
+	}
+	if st.ForkBalance > 0 {
+		out = append(out, MigrationCause{Cause: "fork_balance", Count: st.ForkBalance})
+	}
+	return out
 }
 
 // usRound converts nanoseconds to whole microseconds, rounding half up.
@@ -400,12 +494,19 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(bw, "simulated %s s on %d CPU(s), seed %d, base slice %s ms, tick %s ms, features: %s\n",
 		s6(r.EndNs), r.CPUs, r.Seed, ms3(r.BaseSliceNs), ms3(r.TickNs), feat)
+	if r.CPUs > 1 {
+		fmt.Fprintf(bw, "machine %s, nohz %s, %s start\n", r.Machine, r.Nohz, r.Preset)
+	}
 	fmt.Fprintf(bw, "events %d, context switches %d, preemptions %d, migrations %d, delayed wakeups %d",
 		r.Events, r.ContextSwitches, r.Preemptions, r.Migrations, r.DelayedWakeups)
 	if r.ForcedPicks > 0 || r.ForcedIdles > 0 {
 		fmt.Fprintf(bw, ", forced picks %d, forced idles %d", r.ForcedPicks, r.ForcedIdles)
 	}
 	fmt.Fprintln(bw)
+	if r.CPUs > 1 {
+		// On one CPU every placement is single_cpu or in_place.
+		r.writePlacement(bw)
+	}
 	for i := range r.Workloads {
 		wr := &r.Workloads[i]
 		fmt.Fprintf(bw, "\n== %s (%s): %d task(s), %s ms of CPU\n", wr.Name, wr.Kind, wr.NTasks, ms3(wr.RuntimeNs))
@@ -431,6 +532,25 @@ func (r *Report) WriteText(w io.Writer) error {
 	return r.WriteSchedLatency(w)
 }
 
+// writePlacement prints the placements and migrations by rule (the
+// rules that placed something), and the other migrations.
+func (r *Report) writePlacement(w io.Writer) {
+	p := &r.Placement
+	fmt.Fprintf(w, "placement: %d wakeups, %d forks (%d away from the forking CPU); wake_wide %d, wake_affine for the waking CPU %d, for the previous one %d\n",
+		p.Wakeups, p.Forks, p.ForkBalance, p.WakeWide, p.AffineThis, p.AffinePrev)
+	fmt.Fprintf(w, "  %-12s %10s %10s\n", "rule", "placed", "migrated")
+	var wakeups uint64
+	for _, rc := range p.Rules {
+		if rc.Placed > 0 {
+			fmt.Fprintf(w, "  %-12s %10d %10d\n", rc.Rule, rc.Placed, rc.Migrated)
+		}
+		wakeups += rc.Migrated
+	}
+	if r.Migrations > wakeups {
+		fmt.Fprintf(w, "  other migrations (balancing): %d\n", r.Migrations-wakeups)
+	}
+}
+
 // s3 formats nanoseconds as seconds with three decimals (hackbench's
 // "Time:"), exactly.
 func s3(ns uint64) string {
@@ -445,7 +565,8 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // WriteCSV writes every metric of the report as rows of
-// scope,name,metric,value: scope is run, cpu, workload, task or channel.
+// scope,name,metric,value: scope is run, placement (per rule), migration
+// (per cause), cpu, workload, task or channel.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
@@ -453,6 +574,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	cw.Write([]string{"scope", "name", "metric", "value"})
 	row("run", "", "seed", u(r.Seed))
 	row("run", "", "cpus", strconv.Itoa(r.CPUs))
+	row("run", "", "machine", r.Machine)
+	row("run", "", "nohz", r.Nohz)
+	row("run", "", "preset", r.Preset)
 	row("run", "", "features", r.Features)
 	row("run", "", "base_slice_ns", u(r.BaseSliceNs))
 	row("run", "", "tick_ns", u(r.TickNs))
@@ -464,6 +588,20 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	row("run", "", "delayed_wakeups", u(r.DelayedWakeups))
 	row("run", "", "forced_picks", u(r.ForcedPicks))
 	row("run", "", "forced_idles", u(r.ForcedIdles))
+	p := &r.Placement
+	row("placement", "", "forks", u(p.Forks))
+	row("placement", "", "wakeups", u(p.Wakeups))
+	row("placement", "", "fork_balance", u(p.ForkBalance))
+	row("placement", "", "wake_wide", u(p.WakeWide))
+	row("placement", "", "affine_this", u(p.AffineThis))
+	row("placement", "", "affine_prev", u(p.AffinePrev))
+	for _, rc := range p.Rules {
+		row("placement", rc.Rule, "placed", u(rc.Placed))
+		row("placement", rc.Rule, "migrated", u(rc.Migrated))
+	}
+	for _, m := range r.MigrationCauses {
+		row("migration", m.Cause, "count", u(m.Count))
+	}
 	for _, c := range r.CPUStats {
 		n := strconv.Itoa(c.CPU)
 		row("cpu", n, "busy_ns", u(c.BusyNs))
@@ -569,28 +707,41 @@ func (r *Report) WriteSharesCSV(w io.Writer) error {
 
 // WriteTrace writes the schedule recorded with Config.Trace as a Chrome
 // trace-event JSON file, which ui.perfetto.dev and chrome://tracing open:
-// one track per CPU, one slice per stretch a task ran.
+// one track per CPU ("CPU n", in CPU order) with one slice per stretch a
+// task ran there, named after the task; and for every task that ran on
+// another CPU than the one it ran on before, a migration arrow (a flow
+// event) from that earlier slice to the new one.
 func (r *Report) WriteTrace(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	bw.WriteString(`{"displayTimeUnit":"ns","traceEvents":[`)
-	first := true
-	sep := func() {
-		if !first {
-			bw.WriteString(",\n")
-		}
-		first = false
-	}
+	bw.WriteString(`{"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":"CPUs"}}`)
 	for c := 0; c < r.CPUs; c++ {
-		sep()
-		fmt.Fprintf(bw, `{"name":"thread_name","ph":"M","pid":0,"tid":%d,"args":{"name":"CPU %d"}}`, c, c)
+		fmt.Fprintf(bw, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{\"name\":\"CPU %d\"}}", c, c)
+		fmt.Fprintf(bw, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":0,\"tid\":%d,\"args\":{\"sort_index\":%d}}", c, c)
+	}
+	names := make([][]byte, len(r.Tasks))
+	name := func(t int32) []byte {
+		if names[t] == nil {
+			names[t], _ = json.Marshal(r.Tasks[t].Name)
+		}
+		return names[t]
 	}
 	for _, ts := range r.trace {
 		if ts.end <= ts.start {
 			continue
 		}
-		name, _ := json.Marshal(r.Tasks[ts.task].Name)
-		sep()
-		fmt.Fprintf(bw, `{"name":%s,"ph":"X","pid":0,"tid":%d,"ts":%s,"dur":%s}`, name, ts.cpu, usec3(ts.start), usec3(ts.end-ts.start))
+		fmt.Fprintf(bw, ",\n{\"name\":%s,\"cat\":\"sched\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%s,\"dur\":%s}",
+			name(ts.task), ts.cpu, usec3(ts.start), usec3(ts.end-ts.start))
+	}
+	// Each arrow starts at the start of the slice the task left and ends
+	// at the start of the slice it migrated to ("bp":"e": bound to the
+	// slice enclosing that instant), so that both viewers bind it to the
+	// two slices.
+	for i, f := range r.flows {
+		fmt.Fprintf(bw, ",\n{\"name\":\"migration\",\"cat\":\"sched\",\"ph\":\"s\",\"id\":%d,\"pid\":0,\"tid\":%d,\"ts\":%s,\"args\":{\"task\":%s,\"to_cpu\":%d}}",
+			i+1, f.from, usec3(f.fromStart), name(f.task), f.to)
+		fmt.Fprintf(bw, ",\n{\"name\":\"migration\",\"cat\":\"sched\",\"ph\":\"f\",\"bp\":\"e\",\"id\":%d,\"pid\":0,\"tid\":%d,\"ts\":%s}",
+			i+1, f.to, usec3(f.toStart))
 	}
 	bw.WriteString("]}\n")
 	return bw.Flush()

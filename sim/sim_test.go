@@ -11,6 +11,7 @@ import (
 
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 const (
@@ -329,17 +330,19 @@ func TestYieldLoopAgainstStress(t *testing.T) {
 }
 
 // Core scheduling: two cookies on two siblings, placed so that a sibling
-// has to run a task it did not pick. Debug mode checks after every event
-// that the siblings run one cookie.
+// has to run a task it did not pick: each CPU holds a task of each cookie
+// (pinned there: the kernel's fork placement would stack three of the four
+// tasks, forked at the same instant, on the forking CPU). Debug mode checks
+// after every event that the siblings run one cookie.
 func TestCorePairForcesPicks(t *testing.T) {
 	for _, rule := range []CoreRule{CoreLeader, CorePriority} {
-		a := TaskOptions{Cookie: 1, CPUs: []int{0, 1}}
-		b := TaskOptions{Cookie: 2, CPUs: []int{0, 1}}
+		on := func(cookie uint64, cpu int) TaskOptions { return TaskOptions{Cookie: cookie, CPUs: []int{cpu}} }
 		r := run(t, Config{CPUs: 2, Duration: 600 * ms, CorePairs: [][2]int{{0, 1}}, CoreRule: rule,
 			Workloads: []Workload{
-				&StressWorkload{Label: "a", Options: a},
-				YieldLoop(300*ms, a),
-				&StressWorkload{Label: "b", N: 2, Options: b},
+				&StressWorkload{Label: "a", Options: on(1, 0)},
+				YieldLoop(300*ms, on(1, 1)),
+				&StressWorkload{Label: "b", Options: on(2, 0)},
+				&StressWorkload{Label: "b1", Options: on(2, 1)},
 			}})
 		if r.ForcedPicks == 0 {
 			t.Errorf("rule %d: no forced pick", rule)
@@ -481,7 +484,11 @@ func TestBadConfigs(t *testing.T) {
 	}{
 		{"no duration", Config{}},
 		{"negative duration", Config{Duration: -1}},
-		{"too many CPUs", Config{CPUs: 65, Duration: 1}},
+		{"too many CPUs", Config{CPUs: topology.MaxCPUs + 1, Duration: 1}},
+		{"bad machine", Config{Machine: topology.Machine{Packages: 1, CoresPerLLC: 2}, Duration: 1}},
+		{"machine and cpus disagree", Config{CPUs: 4, Machine: topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 4, ThreadsPerCore: 2}, Duration: 1}},
+		{"bad nohz", Config{Nohz: 7, Duration: 1}},
+		{"bad preset", Config{Preset: func() *topology.Preset { p := topology.Preset(9); return &p }(), Duration: 1}},
 		{"bad pair", Config{CPUs: 2, Duration: 1, CorePairs: [][2]int{{0, 0}}}},
 		{"pair out of range", Config{CPUs: 2, Duration: 1, CorePairs: [][2]int{{0, 2}}}},
 		{"CPU in two pairs", Config{CPUs: 3, Duration: 1, CorePairs: [][2]int{{0, 1}, {1, 2}}}},

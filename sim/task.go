@@ -1,10 +1,10 @@
 package sim
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/smp"
 )
 
 // TaskOptions are the scheduling attributes of a task, shared by every
@@ -17,8 +17,9 @@ type TaskOptions struct {
 	// Slice is a custom slice (sched_setattr's sched_runtime), clamped by
 	// the kernel to 0.1..100 ms; 0 keeps the base slice.
 	Slice time.Duration
-	// CPUs is the affinity mask as a list of CPUs; empty means any CPU.
-	// A single CPU pins the task.
+	// CPUs is the affinity mask as a list of CPUs (sched_setaffinity);
+	// empty means any CPU. A single CPU pins the task. The task is forked
+	// on the lowest of them (CPU 0 without a list), and placed from there.
 	CPUs []int
 	// Cookie is the core-scheduling cookie; 0 is the untagged cookie.
 	Cookie uint64
@@ -80,15 +81,13 @@ type task struct {
 	slots  []uint64
 	timers []timerState
 
-	affinity uint64 // allowed CPUs, bit i = CPU i
-	pinned   int32  // the only allowed CPU, or −1
-	cookie   uint64
-	slice    uint64 // the custom slice asked for (sched_runtime), 0: none
-	start    uint64
+	st     *smp.Task // the System's task: its CPU (task_cpu) and placement
+	cookie uint64
+	slice  uint64 // the custom slice asked for (sched_runtime), 0: none
+	start  uint64
 
 	state       taskState
-	cpu         int32 // CPU whose runqueue holds it, or last did
-	ran         bool  // has run at least once
+	runCPU      int32 // the CPU running it while stRunning, else −1
 	pc          int32
 	gen         uint32 // bumped at every switch-out: stale completions and resumes
 	wakeGen     uint32 // bumped at every timed block: stale timer wakeups
@@ -107,6 +106,14 @@ type task struct {
 	tcIn        uint64 // task clock of its CPU at switch-in
 	traceStart  uint64 // when the current running slice began (trace)
 
+	// The trace's migration arrows: the last slice it ran, and the arrow
+	// from it to the current slice once that one has ended.
+	lastCPU            int32
+	lastStart, lastEnd uint64
+	flowFrom           int32
+	flowStart, flowEnd uint64
+	flowPending        bool
+
 	// Metrics.
 	runtime        uint64
 	switches       uint64
@@ -123,23 +130,4 @@ type task struct {
 	lat            []uint64
 	marks          []markStat
 	exitAt         uint64
-}
-
-// cpuMask converts an affinity list into a mask over cpus CPUs.
-func cpuMask(list []int, cpus int) (uint64, error) {
-	all := uint64(1)<<uint(cpus) - 1
-	if cpus == 64 {
-		all = ^uint64(0)
-	}
-	if len(list) == 0 {
-		return all, nil
-	}
-	var m uint64
-	for _, c := range list {
-		if c < 0 || c >= cpus {
-			return 0, fmt.Errorf("CPU %d outside 0..%d", c, cpus-1)
-		}
-		m |= 1 << uint(c)
-	}
-	return m, nil
 }

@@ -17,13 +17,22 @@ const simHelp = `Usage: fairclass sim CONFIG.json [flags]
 
 Runs the simulation that CONFIG.json describes (the schema is in the
 documentation of sim.ParseConfig; sim/testdata/config.json uses every
-field) and prints its report: totals, each workload's latency table in the
+field) and prints its report: totals, on several CPUs the placements by
+rule and the migrations by cause, each workload's latency table in the
 cyclictest layout, and perf sched latency's table of every task.
+
+The machine is "cpus": N (N single-thread cores in one LLC) or "machine":
+{"packages", "llcs_per_package", "cores_per_llc", "threads_per_core",
+"numbering": "linear"|"x86"} (sim/testdata/machine.json: two sockets of
+four SMT cores); "nohz": "off" (default: every CPU ticks) or "idle";
+"preset": "warm" (default) or "boot". Wakeup and fork placement are the
+kernel's (package smp).
 
 Flags:
   --json FILE     also write the whole report as JSON
   --csv FILE      also write every metric as CSV
-  --trace FILE    also write a Chrome/Perfetto trace (needs "trace": true)
+  --trace FILE    also write a Chrome/Perfetto trace (needs "trace": true):
+                  a track per CPU, migration arrows between them
   --seed N        override the configuration's seed
   --quiet         no progress bar
 `

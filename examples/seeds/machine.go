@@ -8,6 +8,7 @@ import (
 
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/sim"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 // machine is the simulated computer of an experiment.
@@ -29,27 +30,26 @@ const switchCost = 2 * time.Microsecond
 const startJitter = time.Millisecond
 
 // baseSlice is sysctl_sched_base_slice as the kernel scales it with the
-// default logarithmic tunable scaling: 0.7 ms · (1 + ilog2(min(cpus, 8))).
+// default logarithmic tunable scaling, 0.7 ms · (1 + ilog2(min(cpus, 8))):
+// the value the simulator gives every runqueue of the machine.
 func (m machine) baseSlice() time.Duration {
-	factor := 1
-	for c := min(m.cpus, 8); c > 1; c >>= 1 {
-		factor++
-	}
-	return 700 * time.Microsecond * time.Duration(factor)
+	return time.Duration(topology.BaseSliceFor(m.cpus))
 }
 
 func (m machine) String() string {
-	return fmt.Sprintf("%d CPU(s), base slice %v, HZ=1000, context switch %v, tasks created within %v", m.cpus, m.baseSlice(), m.switchCost, startJitter)
+	return fmt.Sprintf("%d CPU(s) (one LLC, no SMT), base slice %v, HZ=1000, context switch %v, tasks created within %v",
+		m.cpus, m.baseSlice(), m.switchCost, startJitter)
 }
 
-// config is one run of the machine with one simulation seed.
+// config is one run of the machine with one simulation seed. The machine
+// is the simulator's default for a CPU count (one LLC of single-thread
+// cores, every CPU ticking, a warm start), placed by package smp.
 func (m machine) config(seed uint64, d time.Duration, fs features.Set, ws ...sim.Workload) sim.Config {
 	return sim.Config{
 		Seed:        seed,
 		CPUs:        m.cpus,
 		Duration:    d,
 		Features:    &fs,
-		BaseSlice:   m.baseSlice(),
 		HZ:          1000,
 		SwitchCost:  m.switchCost,
 		StartJitter: startJitter,

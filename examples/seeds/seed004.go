@@ -82,7 +82,8 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	fmt.Fprintf(w, "\nmachine: %s, one SMT pair under core scheduling; %v simulated\n", pair, total)
 	fmt.Fprintf(w, "workload: two processes with their own cookies: yield_loop + busy_loop, and two busy loops\n")
 	fmt.Fprintf(w, "model: the core-wide pick takes the sibling pick with the larger lag and forces a task of its\n")
-	fmt.Fprintf(w, "cookie (smallest vruntime) on the other; no load balancer moves tasks between the siblings\n\n")
+	fmt.Fprintf(w, "cookie (smallest vruntime) on the other; the tasks reach the siblings by the kernel's fork and\n")
+	fmt.Fprintf(w, "wakeup placement (package smp), which alone moves them between the siblings\n\n")
 	fmt.Fprintf(w, "%-34s %12s %14s %12s %14s %8s\n", "yield variant", "busy run", "busy max", "yield run", "yield max", "forced")
 	for i, v := range coreVariants {
 		r := first[len(yieldVariants)+i]
