@@ -82,7 +82,7 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	if next >= 0 {
 		c.busySince = s.now
 		s.switchIn(c, next)
-	} else if s.cfg.Nohz == smp.NohzIdle {
+	} else if s.cfg.Nohz == smp.NohzIdle && s.tickStops(c) {
 		s.ticking.Clear(int(c.id)) // the idle CPU stops its tick
 	}
 }
@@ -179,24 +179,48 @@ func (s *Sim) postNextTick() {
 	s.post(s.now+s.tickNsec, evTick, -1, -1, 0)
 }
 
-// ticks is a tick instant (§7.3 step 3): the tick handler of every CPU
-// that ticks, in ascending CPU id — all of them with nohz off, the busy
-// ones with nohz idle (an idle CPU has stopped its tick).
+// ticks is a tick instant (§7.3 steps 3 and 4): the tick handler of every
+// CPU that ticks, in ascending CPU id — all of them with nohz off, with
+// nohz idle the busy ones and idle ones that have not stopped their tick
+// yet (idle since boot) —, then the work the ticks sent to other CPUs
+// (idle-load-balancer kicks, CPU stopper works of active balancing) and
+// the reschedules it asks for.
 func (s *Sim) ticks() {
 	s.tickPosted = false
 	if s.cfg.Nohz == smp.NohzOff {
 		for i := range s.cpus {
 			s.tick(&s.cpus[i])
 		}
+		s.runPending()
 		s.postNextTick()
 		return
 	}
 	for id := s.ticking.First(); id >= 0; id = s.ticking.Next(id) {
-		s.tick(&s.cpus[id])
+		c := &s.cpus[id]
+		s.tick(c)
+		if c.curr < 0 && s.tickStops(c) {
+			s.ticking.Clear(id)
+		}
 	}
+	s.runPending()
 	if !s.ticking.Empty() {
 		s.postNextTick()
 	}
+}
+
+// tickStops reports whether an idle CPU's tick stops with nohz idle: smp
+// says so once the CPU entered the NOHZ idle state; a CPU without
+// scheduling domains (a one-CPU machine) has nothing to balance and
+// stops it at once.
+func (s *Sim) tickStops(c *cpu) bool {
+	return s.sys.TickStopped(int(c.id)) || s.sys.Topology().Base(int(c.id)) == nil
+}
+
+// runPending is §7.3 step 4: the ILB kicks and stopper works the ticks
+// queued, then the reschedules they ask for.
+func (s *Sim) runPending() {
+	s.sys.RunPending()
+	s.collectResched()
 }
 
 // tick is one CPU's tick handler: sched_tick (task_tick_fair on the

@@ -321,6 +321,17 @@ func (s *Sim) configure() error {
 	if cfg.Nohz == smp.NohzOff {
 		// Every CPU ticks, idle or not, from the first tick instant.
 		s.postTick()
+	} else {
+		// With nohz idle, a CPU idle since boot ticks until its idle
+		// loop stops the tick (a warm machine's are stopped already).
+		for i := range s.cpus {
+			if !s.tickStops(&s.cpus[i]) {
+				s.ticking.Set(i)
+			}
+		}
+		if !s.ticking.Empty() {
+			s.postTick()
+		}
 	}
 	for _, p := range cfg.CorePairs {
 		a, b := p[0], p[1]

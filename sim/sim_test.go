@@ -105,10 +105,13 @@ func TestDeterminism(t *testing.T) {
 
 // StartJitter makes the seed matter to workloads without random phases:
 // each task is created within [0, StartJitter), the same moments for the
-// same seed, different ones for another.
+// same seed, different ones for another. (The seed also seeds the
+// scheduler's own generator, sched_rng, which NI_RANDOM draws in newly idle
+// balancing; the runs here turn it off.)
 func TestStartJitterDrawsCreationTimes(t *testing.T) {
+	noRandom := features.Default().Without(features.NIRandom)
 	cfg := func(seed uint64, jitter time.Duration) Config {
-		return Config{Seed: seed, CPUs: 2, Duration: 200 * time.Millisecond, StartJitter: jitter,
+		return Config{Seed: seed, CPUs: 2, Duration: 200 * time.Millisecond, StartJitter: jitter, Features: &noRandom,
 			Workloads: []Workload{
 				Cyclictest(1, 2777*time.Microsecond, TaskOptions{}),
 				&HackbenchWorkload{Groups: 1, Fds: 4, Loops: 1 << 20, Pipe: true, Capacity: 3},
