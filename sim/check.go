@@ -17,19 +17,8 @@ import "fmt"
 // The simulator's own runtime accounting is compared with eevdf's
 // sum_exec_runtime at every switch-out (switchOut).
 func (s *Sim) check() error {
-	if s.cpus[0].rq.PELT() {
-		if err := s.sys.Check(); err != nil {
-			return err
-		}
-	} else {
-		// A one-CPU System keeps no PELT signals, hence no cfs_tasks
-		// list, which smp's Check walks to find a queued task: check the
-		// runqueue alone (its one CPU holds every task anyway).
-		for i := range s.cpus {
-			if err := s.cpus[i].rq.Check(); err != nil {
-				return fmt.Errorf("CPU %d: %w", i, err)
-			}
-		}
+	if err := s.sys.Check(); err != nil {
+		return err
 	}
 	for i := range s.cpus {
 		c := &s.cpus[i]
