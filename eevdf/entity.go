@@ -73,6 +73,12 @@ type SchedEntity struct {
 	avg pelt.Avg
 	// rb links the entity into the RBTree backend.
 	rb rbtree.Node[*SchedEntity, agg]
+
+	// The BTree backend's handle (timeline_btree.go): the leaf that holds
+	// the entity while it is in a B-tree timeline, nil otherwise. The tree
+	// keeps it current when it moves the entity to another leaf.
+	tlLeaf *tlLeaf
+
 	// data is the caller's, untouched by the model.
 	data any
 }
