@@ -39,7 +39,7 @@ package eevdf
 type bTimeline struct {
 	root   *tlNode
 	head   *tlLeaf      // the leftmost leaf; nil when empty
-	first  *SchedEntity // head.se[0]; nil when empty
+	first  *SchedEntity // head's first entity; nil when empty
 	count  int
 	height int // levels: 1 for a lone leaf, 0 when empty
 	agg    agg // the aggregate of every entity; zero when empty
@@ -97,7 +97,7 @@ func (t *bTimeline) insert(se *SchedEntity) {
 		nd = in.kids[i]
 	}
 	l := nd.asLeaf()
-	i := upper(l.dl[:l.n], dl)
+	i := l.upper(dl)
 	if l.n < leafMax {
 		l.insertAt(i, se)
 		if i == 0 && l == t.head {
@@ -148,9 +148,9 @@ func (t *bTimeline) splitLeaf(depth int, l *tlLeaf, i int, se *SchedEntity, x ag
 		r.insertAt(i-keep, se)
 	}
 	if l == t.head {
-		t.first = l.se[0]
+		t.first = l.firstEntity()
 	}
-	t.grow(depth, &l.tlNode, l.fold(), &r.tlNode, r.fold(), r.dl[0], x)
+	t.grow(depth, &l.tlNode, l.fold(), &r.tlNode, r.fold(), r.firstDeadline(), x)
 }
 
 // grow puts right, the new right sibling of left (their aggregates la and
@@ -245,7 +245,7 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	t.count--
 	t.shrink(&l.tlNode, x)
 	if h := t.head; h != nil {
-		t.first = h.se[0]
+		t.first = h.firstEntity()
 	} else {
 		t.first = nil
 	}
@@ -350,11 +350,11 @@ func (t *bTimeline) refillLeaf(p *tlInner, i int) {
 	if i > 0 {
 		if l := p.kids[i-1].asLeaf(); l.n > leafMin {
 			k := (l.count() - c.count() + 1) / 2
-			shiftLeaf(c, 0, k)
+			c.moveOff(-k)
 			moveLeaf(c, 0, l, l.count()-k, k)
 			l.n -= int32(k)
 			c.n += int32(k)
-			p.sep[i-1] = c.dl[0]
+			p.sep[i-1] = c.firstDeadline()
 			p.setAgg(i-1, l.fold())
 			p.setAgg(i, c.fold())
 			return
@@ -363,13 +363,11 @@ func (t *bTimeline) refillLeaf(p *tlInner, i int) {
 	if i+1 < p.count() {
 		if r := p.kids[i+1].asLeaf(); r.n > leafMin {
 			k := (r.count() - c.count() + 1) / 2
-			rn := r.count()
 			moveLeaf(c, c.count(), r, 0, k)
-			shiftLeaf(r, k, -k)
-			clear(r.se[rn-k : rn])
+			r.moveOff(k)
 			r.n -= int32(k)
 			c.n += int32(k)
-			p.sep[i] = r.dl[0]
+			p.sep[i] = r.firstDeadline()
 			p.setAgg(i, c.fold())
 			p.setAgg(i+1, r.fold())
 			return
@@ -383,7 +381,7 @@ func (t *bTimeline) refillLeaf(p *tlInner, i int) {
 		p.setAgg(i-1, l.fold())
 	} else {
 		r := p.kids[1].asLeaf()
-		shiftLeaf(r, 0, cn)
+		r.moveOff(-cn)
 		moveLeaf(r, 0, c, 0, cn)
 		r.n += int32(cn)
 		p.setAgg(1, r.fold())
@@ -499,13 +497,14 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 		nd = in.kids[i]
 	}
 	l := nd.asLeaf()
-	i := firstEligible(l.v[:l.n], zero, limit)
-	if i < 0 {
-		m.visited += l.count()
-		return nil
+	for i := range l.count() {
+		if k := l.at(i); int64(l.v[k]-zero) <= limit {
+			m.visited += i + 1
+			return l.se[k]
+		}
 	}
-	m.visited += i + 1
-	return l.se[i]
+	m.visited += l.count()
+	return nil
 }
 
 // firstEligible returns the index of the first vruntime of vs whose key
@@ -537,8 +536,8 @@ func (t *bTimeline) findEligibleTest(m *eligibleMatcher) *SchedEntity {
 	l := nd.asLeaf()
 	for i := range l.count() {
 		m.visited++
-		if m.eligible(l.v[i]) {
-			return l.se[i]
+		if k := l.at(i); m.eligible(l.v[k]) {
+			return l.se[k]
 		}
 	}
 	return nil
@@ -555,8 +554,8 @@ func (t *bTimeline) ascend(fn func(*SchedEntity) bool) {
 func ascendNode(nd *tlNode, fn func(*SchedEntity) bool) bool {
 	if nd.leaf {
 		l := nd.asLeaf()
-		for _, se := range l.se[:l.n] {
-			if !fn(se) {
+		for i := range l.count() {
+			if !fn(l.se[l.at(i)]) {
 				return false
 			}
 		}

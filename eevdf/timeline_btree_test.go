@@ -461,16 +461,17 @@ func TestTimelineTreeVerifyDetectsCorruption(t *testing.T) {
 		{"child aggregate in the root", func(tr *bTimeline) { inner(tr).minV[1]++ }, "aggregate"},
 		{"child aggregate one level down", func(tr *bTimeline) { inner(tr, 0).maxS[2] = 1000 }, "aggregate"},
 		{"tree aggregate", func(tr *bTimeline) { tr.agg.minSlice = 99 }, "aggregate"},
-		{"entity changed in the tree", func(tr *bTimeline) { leaf(tr).se[0].vruntime++ }, "leaf holds"},
-		{"stale key in a leaf", func(tr *bTimeline) { leaf(tr).dl[2]-- }, "leaf holds"},
-		{"handle names another leaf", func(tr *bTimeline) { leaf(tr).se[1].tlLeaf = tr.head }, "handle"},
-		{"cleared handle", func(tr *bTimeline) { leaf(tr).se[1].tlLeaf = nil }, "handle"},
+		{"entity changed in the tree", func(tr *bTimeline) { l := leaf(tr); l.se[l.at(0)].vruntime++ }, "leaf holds"},
+		{"stale key in a leaf", func(tr *bTimeline) { l := leaf(tr); l.dl[l.at(2)]-- }, "leaf holds"},
+		{"handle names another leaf", func(tr *bTimeline) { l := leaf(tr); l.se[l.at(1)].tlLeaf = tr.head }, "handle"},
+		{"cleared handle", func(tr *bTimeline) { l := leaf(tr); l.se[l.at(1)].tlLeaf = nil }, "handle"},
 		{"two entities swapped", func(tr *bTimeline) {
 			l := leaf(tr)
-			l.se[0], l.se[1] = l.se[1], l.se[0]
-			l.dl[0], l.dl[1] = l.dl[1], l.dl[0]
-			l.v[0], l.v[1] = l.v[1], l.v[0]
-			l.slice[0], l.slice[1] = l.slice[1], l.slice[0]
+			a, b := l.at(0), l.at(1)
+			l.se[a], l.se[b] = l.se[b], l.se[a]
+			l.dl[a], l.dl[b] = l.dl[b], l.dl[a]
+			l.v[a], l.v[b] = l.v[b], l.v[a]
+			l.slice[a], l.slice[b] = l.slice[b], l.slice[a]
 		}, "does not sort after"},
 		{"separator too low", func(tr *bTimeline) { inner(tr, 0).sep[0] = tlAt(-5) }, "separator"},
 		{"separator too high", func(tr *bTimeline) { inner(tr).sep[0] += 1 << 20 }, "separator"},
@@ -480,7 +481,7 @@ func TestTimelineTreeVerifyDetectsCorruption(t *testing.T) {
 			if l.n == leafMax {
 				t.Skip("leaf is full")
 			}
-			l.se[l.n] = l.se[0]
+			l.se[l.at(l.count())] = l.se[l.at(0)]
 		}, "not cleared"},
 		{"stale child slot", func(tr *bTimeline) {
 			in := inner(tr)
@@ -490,11 +491,12 @@ func TestTimelineTreeVerifyDetectsCorruption(t *testing.T) {
 			l := leaf(tr)
 			for l.n >= leafMin {
 				l.n--
-				l.se[l.n] = nil
+				l.se[l.at(l.count())] = nil
 			}
 		}, "fewer than"},
 		{"count", func(tr *bTimeline) { tr.count++ }, "count"},
-		{"first entity", func(tr *bTimeline) { tr.first = leaf(tr).se[0] }, "first"},
+		{"first entity", func(tr *bTimeline) { tr.first = leaf(tr).firstEntity() }, "first"},
+		{"ring offset", func(tr *bTimeline) { leaf(tr).off = leafMax }, "ring offset"},
 		{"leftmost leaf", func(tr *bTimeline) { tr.head = leaf(tr) }, "leftmost leaf"},
 		{"free node in the tree", func(tr *bTimeline) { leaf(tr).next = &tr.head.tlNode }, "free list"},
 	}

@@ -24,12 +24,14 @@ const (
 	tlMaxHeight = 16
 )
 
-// Compile-time checks (a negative array length does not compile): a
-// node holds at least four entities or children, so that a tree of
-// tlMaxHeight levels holds at least 2^31 entities.
+// Compile-time checks (a negative array length or a constant index out of
+// range does not compile): a node holds at least four entities or
+// children, so that a tree of tlMaxHeight levels holds at least 2^31
+// entities; a leaf's ring indexes reduce with a mask.
 var (
 	_ [leafMin - 4]struct{}
 	_ [innerMin - 4]struct{}
+	_ = [1]struct{}{}[leafMax&(leafMax-1)] // leafMax is a power of two (rings)
 )
 
 // tlNode is the header shared by leaves and interior nodes. Leaves and
@@ -46,14 +48,24 @@ type tlNode struct {
 // tlLeaf holds up to leafMax entities in timeline order, as structure of
 // arrays: a search for an insertion position reads dl alone (two cache
 // lines), the eligibility scan v alone, a refold v and slice. None of them
-// loads an entity. Slots past n hold stale keys and nil entity pointers.
+// loads an entity.
 //
-//	dl    [ d0  d1  d2 ... ]   deadlines, non-decreasing (signed order)
-//	v     [ v0  v1  v2 ... ]   vruntimes
-//	slice [ s0  s1  s2 ... ]   slices
-//	se    [ e0  e1  e2 ... ]   the entities; ei.tlLeaf == this leaf
+// The arrays are rings: logical position i is slot (off+i) mod leafMax.
+// Taking out the first entity, what nearly every pick does, is then an
+// increment of off, and an insertion or an erasure shifts the shorter side
+// of its position; entities move to the front or the back of a sibling
+// without shifting it. Slots outside the n in use hold stale keys and nil
+// entity pointers.
+//
+//	        off
+//	         v
+//	dl    [ ..  d0  d1  d2  d3 ... ]   deadlines, non-decreasing (signed)
+//	v     [ ..  v0  v1  v2  v3 ... ]   vruntimes
+//	slice [ ..  s0  s1  s2  s3 ... ]   slices
+//	se    [ nil e0  e1  e2  e3 ... ]   the entities; ei.tlLeaf is the leaf
 type tlLeaf struct {
 	tlNode
+	off   uint32 // the slot of the first entity
 	dl    [leafMax]uint64
 	v     [leafMax]uint64
 	slice [leafMax]uint64
@@ -75,7 +87,7 @@ type tlLeaf struct {
 // (split, borrow); removals may leave it older than that, still a bound.
 type tlInner struct {
 	tlNode
-	sep  [innerMax - 1]uint64
+	sep  [innerMax]uint64 // the last slot is never used
 	minV [innerMax]uint64
 	minS [innerMax]uint64
 	maxS [innerMax]uint64
@@ -102,101 +114,157 @@ func (n *tlNode) minCount() int {
 	return innerMin
 }
 
-// upper returns the number of deadlines of ds at or before dl, in the
-// signed order: the position after every entity whose deadline is not
-// later than dl. It counts the sign bits of the differences instead of
-// bisecting: no branch depends on the data and no load waits for the
-// comparison before it.
-func upper(ds []uint64, dl uint64) int {
-	c := 0
-	for _, d := range ds {
-		c += int((dl-d)>>63) ^ 1 // 1 iff int64(dl−d) ≥ 0
+// at returns the slot of logical position i.
+func (l *tlLeaf) at(i int) uint { return (uint(l.off) + uint(i)) % leafMax }
+
+// upper returns the number of deadlines of the leaf at or before dl, in
+// the signed order: the position after every entity whose deadline is not
+// later than dl. It bisects without a branch on the data: each
+// comparison's sign bit masks the step it adds to the base, so that a
+// search is a few instructions per halving and no mispredicted jump.
+func (l *tlLeaf) upper(dl uint64) int {
+	n := l.count()
+	if n == 0 {
+		return 0
 	}
-	return c
+	base := 0
+	for n > 1 {
+		half := n >> 1
+		d := int64(dl - l.dl[l.at(base+half)])
+		base += half &^ int(d>>63) // half iff d ≥ 0
+		n -= half
+	}
+	return base + int(^uint64(int64(dl-l.dl[l.at(base)]))>>63)
 }
 
-// agg returns the aggregate of the entity in slot i.
-func (l *tlLeaf) agg(i int) agg { return agg{l.v[i], l.slice[i], l.slice[i]} }
+// upperSep is tlLeaf.upper for the first n separators of an interior
+// node. (The index is reduced modulo the array's length, so that no
+// bounds check is needed.)
+func upperSep(ds *[innerMax]uint64, n int, dl uint64) int {
+	if n == 0 {
+		return 0
+	}
+	base := 0
+	for n > 1 {
+		half := n >> 1
+		d := int64(dl - ds[uint(base+half)%innerMax])
+		base += half &^ int(d>>63)
+		n -= half
+	}
+	return base + int(^uint64(int64(dl-ds[uint(base)%innerMax]))>>63)
+}
+
+// agg returns the aggregate of the entity at position i.
+func (l *tlLeaf) agg(i int) agg {
+	k := l.at(i)
+	return agg{l.v[k], l.slice[k], l.slice[k]}
+}
 
 // fold is the aggregate of a non-empty leaf: min_vruntime_update over its
 // entities.
 func (l *tlLeaf) fold() agg {
-	n := l.count()
-	a := agg{l.v[0], l.slice[0], l.slice[0]}
-	for i := 1; i < n; i++ {
-		a.minV = minVruntime(a.minV, l.v[i])
-		a.minSlice = min(a.minSlice, l.slice[i])
-		a.maxSlice = max(a.maxSlice, l.slice[i])
+	k := l.at(0)
+	a := agg{l.v[k], l.slice[k], l.slice[k]}
+	for i := 1; i < l.count(); i++ {
+		k := l.at(i)
+		a.minV = minVruntime(a.minV, l.v[k])
+		a.minSlice = min(a.minSlice, l.slice[k])
+		a.maxSlice = max(a.maxSlice, l.slice[k])
 	}
 	return a
 }
 
-// set puts se in slot i (its handle included) without shifting.
+// firstDeadline is the deadline at position 0 of a non-empty leaf.
+func (l *tlLeaf) firstDeadline() uint64 { return l.dl[l.off%leafMax] }
+
+// firstEntity is the entity at position 0, nil for an empty leaf.
+func (l *tlLeaf) firstEntity() *SchedEntity { return l.se[l.off%leafMax] }
+
+// set puts se at position i (its handle included) without shifting.
 func (l *tlLeaf) set(i int, se *SchedEntity) {
-	l.dl[i], l.v[i], l.slice[i], l.se[i] = se.deadline, se.vruntime, se.slice, se
+	k := l.at(i)
+	l.dl[k], l.v[k], l.slice[k], l.se[k] = se.deadline, se.vruntime, se.slice, se
 	se.tlLeaf = l
 }
 
-// insertAt puts se at position i, shifting the entities from i one slot
-// right. The leaf must not be full. Entities that shift stay in the leaf:
-// their handles are unchanged.
+// slide moves the entity in slot s to slot d, within the leaf.
+func (l *tlLeaf) slide(d, s uint) {
+	d, s = d%leafMax, s%leafMax
+	l.dl[d], l.v[d], l.slice[d], l.se[d] = l.dl[s], l.v[s], l.slice[s], l.se[s]
+}
+
+// insertAt puts se at position i, shifting the entities before i one slot
+// back or those from i one slot on, whichever are fewer. The leaf must not
+// be full (so that the ring has a free slot on either side). Entities that
+// shift stay in the leaf: their handles are unchanged.
+//
+// The shifts are loops rather than copy: a shift moves a few words in
+// each of four arrays, and four calls of memmove (one with write
+// barriers) cost more than the moves.
 func (l *tlLeaf) insertAt(i int, se *SchedEntity) {
-	n := l.count()
-	copy(l.dl[i+1:n+1], l.dl[i:n])
-	copy(l.v[i+1:n+1], l.v[i:n])
-	copy(l.slice[i+1:n+1], l.slice[i:n])
-	copy(l.se[i+1:n+1], l.se[i:n])
+	n, o := uint(l.n), uint(l.off)
+	if u := uint(i); u < n-u {
+		for j := uint(0); j < u; j++ {
+			l.slide(o+j-1, o+j)
+		}
+		l.off = uint32((o - 1) % leafMax)
+	} else {
+		for j := n; j > u; j-- {
+			l.slide(o+j, o+j-1)
+		}
+	}
 	l.set(i, se)
 	l.n++
 }
 
-// removeAt takes out the entity at position i, shifting the ones after it
-// one slot left, and clears its handle.
+// removeAt takes out the entity at position i, shifting the entities
+// before it one slot on or those after it one slot back, whichever are
+// fewer, and clears its handle. Taking out the first entity moves none.
 func (l *tlLeaf) removeAt(i int) {
-	n := l.count()
-	l.se[i].tlLeaf = nil
-	copy(l.dl[i:n-1], l.dl[i+1:n])
-	copy(l.v[i:n-1], l.v[i+1:n])
-	copy(l.slice[i:n-1], l.slice[i+1:n])
-	copy(l.se[i:n-1], l.se[i+1:n])
-	l.se[n-1] = nil
+	n, o, u := uint(l.n), uint(l.off), uint(i)
+	l.se[(o+u)%leafMax].tlLeaf = nil
+	if u < n-1-u {
+		for j := u; j > 0; j-- {
+			l.slide(o+j, o+j-1)
+		}
+		l.se[o%leafMax] = nil
+		l.off = uint32((o + 1) % leafMax)
+	} else {
+		for j := u; j < n-1; j++ {
+			l.slide(o+j, o+j+1)
+		}
+		l.se[(o+n-1)%leafMax] = nil
+	}
 	l.n--
 }
 
-// indexOf returns the slot of se, which the leaf holds.
+// indexOf returns the position of se, which the leaf holds.
 func (l *tlLeaf) indexOf(se *SchedEntity) int {
-	for i, x := range l.se[:l.n] {
-		if x == se {
+	for i := range l.count() {
+		if l.se[l.at(i)] == se {
 			return i
 		}
 	}
 	panic("eevdf: timeline handle points to a leaf without the entity")
 }
 
-// moveLeaf moves the k entities src[from:from+k] to dst[to:to+k], making
-// dst their handle, and clears the vacated entity slots of src. Counts are
-// the caller's.
+// moveLeaf moves the k entities at positions from..from+k-1 of src to
+// positions to..to+k-1 of dst (another leaf), making dst their handle, and
+// clears their slots in src. Counts and offsets are the caller's: to move
+// entities to the front of dst, the caller lowers dst.off first.
 func moveLeaf(dst *tlLeaf, to int, src *tlLeaf, from, k int) {
-	copy(dst.dl[to:to+k], src.dl[from:from+k])
-	copy(dst.v[to:to+k], src.v[from:from+k])
-	copy(dst.slice[to:to+k], src.slice[from:from+k])
-	copy(dst.se[to:to+k], src.se[from:from+k])
-	clear(src.se[from : from+k])
-	for _, se := range dst.se[to : to+k] {
+	for j := range k {
+		d, s := dst.at(to+j), src.at(from+j)
+		se := src.se[s]
+		dst.dl[d], dst.v[d], dst.slice[d], dst.se[d] = src.dl[s], src.v[s], src.slice[s], se
+		src.se[s] = nil
 		se.tlLeaf = dst
 	}
 }
 
-// shiftLeaf moves the entities l[from:n] by d slots (d may be negative),
-// within the leaf. Counts and the clearing of vacated slots are the
-// caller's.
-func shiftLeaf(l *tlLeaf, from, d int) {
-	n := l.count()
-	copy(l.dl[from+d:n+d], l.dl[from:n])
-	copy(l.v[from+d:n+d], l.v[from:n])
-	copy(l.slice[from+d:n+d], l.slice[from:n])
-	copy(l.se[from+d:n+d], l.se[from:n])
-}
+// moveOff adds d (which may be negative) to the leaf's offset: the first
+// position moves d slots on.
+func (l *tlLeaf) moveOff(d int) { l.off = uint32((uint(l.off) + uint(d)) % leafMax) }
 
 // aggOf returns the aggregate of the subtree kids[i].
 func (in *tlInner) aggOf(i int) agg { return agg{in.minV[i], in.minS[i], in.maxS[i]} }
@@ -223,7 +291,7 @@ func (in *tlInner) fold() agg {
 // into: after every separator at or before dl, so that an insertion goes
 // after the entities with its deadline, as the kernel's tree puts an equal
 // key to the right.
-func (in *tlInner) childFor(dl uint64) int { return upper(in.sep[:in.n-1], dl) }
+func (in *tlInner) childFor(dl uint64) int { return upperSep(&in.sep, in.count()-1, dl) }
 
 // indexOf returns the position of the child c.
 func (in *tlInner) indexOf(c *tlNode) int {

@@ -47,7 +47,7 @@ func (t *bTimeline) verify() error {
 		return fmt.Errorf("btree: tree holds %d entities, count is %d", v.count, t.count)
 	case v.head != t.head:
 		return fmt.Errorf("btree: cached leftmost leaf is not the leftmost leaf")
-	case t.head.n == 0 || t.first != t.head.se[0]:
+	case t.head.n == 0 || t.first != t.head.firstEntity():
 		return fmt.Errorf("btree: cached first entity %v is not the leftmost entity", t.first)
 	case sp.a != t.agg:
 		return fmt.Errorf("btree: tree aggregate %v, recomputed %v", t.agg, sp.a)
@@ -147,21 +147,25 @@ func (v *tlVerifier) leaf(l *tlLeaf, depth int) (span, error) {
 		v.head = l
 	}
 	n := l.count()
+	if l.off >= leafMax {
+		return sp, fmt.Errorf("btree: %s: ring offset %d outside [0, %d)", v.where(depth), l.off, leafMax)
+	}
 	for i := n; i < leafMax; i++ {
-		if l.se[i] != nil {
-			return sp, fmt.Errorf("btree: %s: unused entity slot %d is not cleared", v.where(depth), i)
+		if l.se[l.at(i)] != nil {
+			return sp, fmt.Errorf("btree: %s: unused entity slot %d is not cleared", v.where(depth), l.at(i))
 		}
 	}
 	for i := 0; i < n; i++ {
-		se := l.se[i]
+		k := l.at(i)
+		se := l.se[k]
 		switch {
 		case se == nil:
 			return sp, fmt.Errorf("btree: %s: slot %d holds no entity", v.where(depth), i)
 		case se.tlLeaf != l:
 			return sp, fmt.Errorf("btree: %s: handle of %s does not name the leaf that holds it", v.where(depth), se.name)
-		case l.dl[i] != se.deadline || l.v[i] != se.vruntime || l.slice[i] != se.slice:
+		case l.dl[k] != se.deadline || l.v[k] != se.vruntime || l.slice[k] != se.slice:
 			return sp, fmt.Errorf("btree: %s: leaf holds deadline %d, vruntime %d, slice %d for %s, which has %d, %d, %d",
-				v.where(depth), l.dl[i], l.v[i], l.slice[i], se.name, se.deadline, se.vruntime, se.slice)
+				v.where(depth), l.dl[k], l.v[k], l.slice[k], se.name, se.deadline, se.vruntime, se.slice)
 		case v.prev != nil && !(entityAug{}).Less(v.prev, se):
 			return sp, fmt.Errorf("btree: %s: %s (deadline %d, seq %d) does not sort after %s (deadline %d, seq %d)",
 				v.where(depth), se.name, se.deadline, se.seq, v.prev.name, v.prev.deadline, v.prev.seq)
@@ -174,7 +178,7 @@ func (v *tlVerifier) leaf(l *tlLeaf, depth int) (span, error) {
 			sp.a = entityAug{}.Merge(sp.a, l.agg(i))
 		}
 	}
-	sp.first, sp.last = l.dl[0], l.dl[n-1]
+	sp.first, sp.last = l.dl[l.at(0)], l.dl[l.at(n-1)]
 	return sp, nil
 }
 
