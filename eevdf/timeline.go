@@ -114,7 +114,15 @@ func (t *timeline) first() *SchedEntity {
 	if t.rb != nil {
 		return t.rb.first()
 	}
-	return t.b.first
+	return t.b.leftmost()
+}
+
+// root returns the aggregate over the whole timeline.
+func (t *timeline) root() (agg, bool) {
+	if t.rb != nil {
+		return t.rb.root()
+	}
+	return t.b.aggregate()
 }
 
 // findEligible is the heap descent: the first entity in order whose
@@ -124,14 +132,6 @@ func (t *timeline) findEligible(m *eligibleMatcher) *SchedEntity {
 		return t.rb.findEligible(m)
 	}
 	return t.b.findEligible(m)
-}
-
-// root returns the aggregate over the whole timeline.
-func (t *timeline) root() (agg, bool) {
-	if t.rb != nil {
-		return t.rb.root()
-	}
-	return t.b.aggregate()
 }
 
 func (t *timeline) ascend(fn func(*SchedEntity) bool) {

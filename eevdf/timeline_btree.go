@@ -44,6 +44,8 @@ type bTimeline struct {
 	height int // levels: 1 for a lone leaf, 0 when empty
 	agg    agg // the aggregate of every entity; zero when empty
 	free   tlFree
+	// pending is an entity inserted but not yet placed (see insert).
+	pending *SchedEntity
 	// path is the descent of an insertion, scratch space kept here rather
 	// than on the stack so that it is not zeroed at every call.
 	path [tlMaxHeight]tlStep
@@ -62,29 +64,75 @@ func keeps(a, x agg) bool {
 	return x.minV != a.minV && x.minSlice != a.minSlice && x.maxSlice != a.maxSlice
 }
 
-func (t *bTimeline) len() int { return t.count }
-
+// len, aggregate and leftmost are field reads: insert keeps the count,
+// the tree's aggregate and the leftmost entity current even while an
+// insertion is pending.
+func (t *bTimeline) len() int               { return t.count }
 func (t *bTimeline) aggregate() (agg, bool) { return t.agg, t.count > 0 }
+func (t *bTimeline) leftmost() *SchedEntity { return t.first }
 
 // insert adds se, which must not be in a timeline, after every entity
 // whose deadline is not later than its own.
 //
-// It descends to the leaf where se belongs. A leaf with room takes it,
-// and each aggregate above becomes its merge with se's, up to the first
-// one that does not change. A full leaf splits first (splitLeaf), which
-// may split the nodes above it in turn (grow).
+// Into a tree that is a single leaf, the entity is placed lazily: insert
+// counts it, merges its aggregate into the tree's, makes it the leftmost
+// entity if its deadline is the earliest, and records it as pending; the
+// next operation that reads or changes the nodes places it first
+// (settle), except an erasure. In a context switch, put_prev_entity's
+// insertion of the previous entity is followed by set_next_entity's
+// erasure of the next one, with nothing reading the nodes in between: on
+// a queue of up to a leaf of entities, the erasure and the insertion then
+// become one replacement in the leaf (replace): entities shift once, and
+// the aggregate is updated once. (In a larger tree the two seldom fall in
+// one leaf, and the insertion is immediate.)
 func (t *bTimeline) insert(se *SchedEntity) {
-	if se.tlLeaf != nil {
+	if se.tlLeaf != nil || se == t.pending {
 		panic("eevdf: timeline insertion of an entity already in a timeline: " + se.name)
 	}
+	t.settle()
 	t.count++
+	if t.root != nil && !t.root.leaf {
+		t.place(se)
+		return
+	}
 	x := agg{se.vruntime, se.slice, se.slice}
+	if t.count == 1 {
+		t.agg = x
+	} else {
+		t.agg = entityAug{}.Merge(t.agg, x)
+	}
+	if t.first == nil || vBefore(se.deadline, t.first.deadline) {
+		t.first = se
+	}
+	t.pending = se
+}
+
+// settle places the pending insertion, if any, in the nodes.
+func (t *bTimeline) settle() {
+	if t.pending != nil {
+		t.placePending()
+	}
+}
+
+func (t *bTimeline) placePending() {
+	se := t.pending
+	t.pending = nil
+	t.place(se)
+}
+
+// place puts se, already counted (and, in a single leaf, already in the
+// tree's aggregate and leftmost entity), in the nodes. It descends to the leaf
+// where se belongs. A leaf with room takes it, and each aggregate above
+// becomes its merge with se's, up to the first one that does not change.
+// A full leaf splits first (splitLeaf), which may split the nodes above it
+// in turn (grow).
+func (t *bTimeline) place(se *SchedEntity) {
 	nd := t.root
 	if nd == nil {
 		l := t.free.newLeaf()
 		l.set(0, se)
 		l.n = 1
-		t.root, t.head, t.first, t.height, t.agg = &l.tlNode, l, se, 1, x
+		t.root, t.head, t.height = &l.tlNode, l, 1
 		return
 	}
 	dl := se.deadline
@@ -97,6 +145,7 @@ func (t *bTimeline) insert(se *SchedEntity) {
 		nd = in.kids[i]
 	}
 	l := nd.asLeaf()
+	x := agg{se.vruntime, se.slice, se.slice}
 	i := l.upper(dl)
 	if l.n < leafMax {
 		l.insertAt(i, se)
@@ -231,10 +280,37 @@ func (in *tlInner) splitInsert(k int, s uint64, c *tlNode, ca agg, r *tlInner) u
 	}
 }
 
-// erase takes se, which must be in this tree, out of it: from the leaf
-// its handle names, then up through the parents while the aggregates
-// change or a node is left short.
+// erase takes se, which must be in this tree (or pending), out of it.
+// After an insertion, it replaces rather than erases (see insert).
 func (t *bTimeline) erase(se *SchedEntity) {
+	if in := t.pending; in != nil {
+		t.pending = nil
+		if in == se {
+			t.unpend()
+		} else {
+			t.replace(se, in)
+		}
+		return
+	}
+	t.remove(se)
+}
+
+// unpend undoes the counting of a pending insertion erased before it was
+// placed (in an empty tree or a single leaf).
+func (t *bTimeline) unpend() {
+	t.count--
+	if t.root == nil {
+		t.agg, t.first = agg{}, nil
+		return
+	}
+	l := t.root.asLeaf()
+	t.agg, t.first = l.fold(), l.firstEntity()
+}
+
+// remove takes se out of the tree: from the leaf its handle names, then
+// up through the parents while the aggregates change or a node is left
+// short.
+func (t *bTimeline) remove(se *SchedEntity) {
 	l := se.tlLeaf
 	if l == nil {
 		panic("eevdf: timeline erasure of an entity not in a timeline: " + se.name)
@@ -244,6 +320,9 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	l.removeAt(i)
 	t.count--
 	t.shrink(&l.tlNode, x)
+	if t.head == nil && t.root != nil {
+		t.head = t.leftmostLeaf()
+	}
 	if h := t.head; h != nil {
 		t.first = h.firstEntity()
 	} else {
@@ -251,31 +330,90 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	}
 }
 
+// replace takes out (in the tree) out and puts in (counted, not placed)
+// in, in a tree that is a single leaf: in takes out's place there, the
+// entities between their two positions shifting by one (replaceAt), and
+// the aggregate loses out's and gains in's (swapAgg).
+func (t *bTimeline) replace(out, in *SchedEntity) {
+	l := out.tlLeaf
+	if l == nil {
+		panic("eevdf: timeline erasure of an entity not in a timeline: " + out.name)
+	}
+	if l.parent != nil {
+		panic("eevdf: timeline replacement in a tree of several levels")
+	}
+	dl := in.deadline
+	t.count--
+	j := l.indexOf(out)
+	xo := l.agg(j)
+	p := l.upper(dl)
+	if p > j {
+		p-- // counted out, which goes
+	}
+	l.replaceAt(j, p, in)
+	t.swapAgg(l, xo, agg{in.vruntime, in.slice, in.slice})
+	if l == t.head {
+		t.first = l.firstEntity()
+	}
+}
+
+// swapAgg brings the tree's aggregate up to date after its root leaf l
+// lost an entity of aggregate xo and gained one of xi, which insert
+// already merged: only the extremes xo attained are refolded.
+func (t *bTimeline) swapAgg(l *tlLeaf, xo, xi agg) {
+	if !keeps(t.agg, xo) {
+		t.agg = entityAug{}.Merge(l.without(t.agg, xo), xi)
+	}
+}
+
+// leftmostLeaf is the first leaf of a non-empty tree.
+func (t *bTimeline) leftmostLeaf() *tlLeaf {
+	nd := t.root
+	for !nd.leaf {
+		nd = nd.asInner().kids[0]
+	}
+	return nd.asLeaf()
+}
+
 // shrink restores occupancy and aggregates above nd, whose subtree lost
 // an entity of aggregate x. A node that keeps enough entries stops the
 // walk as soon as its aggregate in its parent survives the loss (keeps)
-// or comes out of a refold unchanged; a short one borrows from a sibling
+// or comes out of a refold of the extremes x attained (without)
+// unchanged; a short one borrows from a sibling
 // or merges with one (refill), and its parent is looked at next.
+//
+// The leftmost leaf is exempt from the minimum: picks drain it from the
+// front, so refilling it from its sibling would only move entities (and
+// write their handles) for the next picks to take out again. It holds at
+// least one entity, and when its last one goes it leaves the tree, its
+// sibling becoming the leftmost leaf.
 func (t *bTimeline) shrink(nd *tlNode, x agg) {
+	head := &t.head.tlNode
 	for {
 		p := nd.parent
 		if p == nil {
 			t.shrinkRoot(nd, x)
 			return
 		}
-		i := p.indexOf(nd)
-		if nd.count() >= nd.minCount() {
+		switch {
+		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
+			i := p.indexOf(nd)
 			a := p.aggOf(i)
 			if keeps(a, x) {
 				return
 			}
-			na := foldNode(nd)
+			na := withoutNode(nd, a, x)
 			if na == a {
 				return
 			}
 			p.setAgg(i, na)
-		} else {
-			t.refill(p, i)
+		case nd == head:
+			// The emptied leftmost leaf, child 0 of p.
+			p.removeKid(0)
+			t.free.free(nd, t.count)
+			t.head, head = nil, nil
+		default:
+			t.refill(p, p.indexOf(nd))
 		}
 		nd = &p.tlNode
 	}
@@ -308,7 +446,7 @@ func (t *bTimeline) shrinkRoot(nd *tlNode, x agg) {
 		t.height--
 		t.free.free(nd, t.count)
 	case !keeps(t.agg, x):
-		t.agg = foldNode(nd)
+		t.agg = withoutNode(nd, t.agg, x)
 	}
 }
 
@@ -325,8 +463,9 @@ func (t *bTimeline) refill(p *tlInner, i int) {
 	}
 }
 
-// refillLeaf is refill for a leaf c = p.kids[i]. A merge moves c's
-// entities, the fewer, into the sibling; c is freed.
+// refillLeaf is refill for a leaf c = p.kids[i], which is not the
+// leftmost leaf (shrink exempts that one). A merge moves c's entities,
+// the fewer, into the sibling; c is freed.
 //
 // Borrowing k from the left sibling (the right one is the mirror image):
 //
@@ -385,9 +524,6 @@ func (t *bTimeline) refillLeaf(p *tlInner, i int) {
 		moveLeaf(r, 0, c, 0, cn)
 		r.n += int32(cn)
 		p.setAgg(1, r.fold())
-		if c == t.head {
-			t.head = r
-		}
 	}
 	c.n = 0
 	p.removeKid(i)
@@ -478,6 +614,7 @@ func (t *bTimeline) refillInner(p *tlInner, i int) {
 // eligible; eligibility being monotone in vruntime, that subtree holds the
 // answer. Every minimum it tests counts as visited.
 func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
+	t.settle()
 	nd := t.root
 	if nd == nil {
 		return nil
@@ -546,6 +683,7 @@ func (t *bTimeline) findEligibleTest(m *eligibleMatcher) *SchedEntity {
 // ascend calls fn on every entity in timeline order until fn returns
 // false. fn must not change the tree.
 func (t *bTimeline) ascend(fn func(*SchedEntity) bool) {
+	t.settle()
 	if t.root != nil {
 		ascendNode(t.root, fn)
 	}

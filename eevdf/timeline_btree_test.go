@@ -53,6 +53,30 @@ func (h *tlHarness) insert(deadline, vruntime int64, slice uint64, reuse int) {
 	h.check("insert(%s)", se.name)
 }
 
+// swap is a context switch: an insertion immediately followed by the
+// erasure of the oracle's k-th entity (k < 0: the first), the pair the
+// tree may fuse; the erased entity may be the one just inserted.
+func (h *tlHarness) swap(deadline, vruntime int64, slice uint64, reuse, k int) {
+	var se *SchedEntity
+	if len(h.removed) > 0 && reuse >= 0 {
+		i := reuse % len(h.removed)
+		se = h.removed[i]
+		h.removed = append(h.removed[:i], h.removed[i+1:]...)
+	} else {
+		h.made++
+		se = &SchedEntity{name: fmt.Sprintf("e%d", h.made)}
+	}
+	h.seq++
+	se.deadline, se.vruntime, se.slice, se.seq = tlAt(deadline), tlAt(vruntime), slice, h.seq
+	h.tr.insert(se)
+	h.or.ReplaceOrInsert(se)
+	out, _ := h.or.Min()
+	if k >= 0 {
+		out = h.nth(k)
+	}
+	h.erase(out)
+}
+
 // nth returns the oracle's k-th entity, k taken modulo its length.
 func (h *tlHarness) nth(k int) *SchedEntity {
 	k %= h.or.Len()
@@ -86,7 +110,7 @@ func (h *tlHarness) eraseNth(k int) {
 
 func (h *tlHarness) eraseFirst() {
 	if h.or.Len() > 0 {
-		h.erase(h.tr.first)
+		h.erase(h.tr.leftmost())
 	}
 }
 
@@ -127,8 +151,8 @@ func (h *tlHarness) check(format string, args ...any) {
 		h.tb.Fatalf("len %d, oracle %d", h.tr.len(), h.or.Len())
 	}
 	want, _ := h.or.Min()
-	if h.tr.first != want {
-		h.tb.Fatalf("first %v, oracle %v", h.tr.first, want)
+	if h.tr.leftmost() != want {
+		h.tb.Fatalf("first %v, oracle %v", h.tr.leftmost(), want)
 	}
 	var wa agg
 	h.or.Ascend(func(se *SchedEntity) bool {
@@ -190,7 +214,7 @@ func runTLOps(tb testing.TB, data []byte) {
 	h := newTLHarness(tb)
 	r := &tlOps{data}
 	for steps := 0; r.more() && steps < tlFuzzMaxSteps; steps++ {
-		switch op := r.u8() % 10; op {
+		switch op := r.u8() % 12; op {
 		case 0, 1:
 			if h.tr.len() < tlFuzzMaxLen {
 				h.insert(r.i16(), r.i16(), uint64(r.u8()), int(int8(r.u8())))
@@ -234,6 +258,24 @@ func runTLOps(tb testing.TB, data []byte) {
 					h.eraseNth(g.IntN(h.tr.len()))
 				}
 			}
+		case 10:
+			k := int(r.u16())
+			if k%3 == 0 {
+				k = -1
+			}
+			h.swap(r.i16(), r.i16(), uint64(r.u8()%8), int(int8(r.u8())), k)
+		case 11:
+			// Switches on the run queue's pattern: the previous entity
+			// back in a slice later, the first one out.
+			n, step := int(r.u8()), int64(r.u8())
+			for range n {
+				if h.tr.len() == 0 || h.tr.len() >= tlFuzzMaxLen {
+					break
+				}
+				steps++
+				last := h.nthLast()
+				h.swap(last-step, int64(r.u8())+step, uint64(step%3), -1, -1)
+			}
 		case 9:
 			n, step := int(r.u8()), int64(r.u8())
 			for range n {
@@ -241,7 +283,7 @@ func runTLOps(tb testing.TB, data []byte) {
 					break
 				}
 				steps++
-				se := h.tr.first
+				se := h.tr.leftmost()
 				h.erase(se)
 				last := h.nthLast()
 				h.insert(last+step-int64(step/2), int64(se.vruntime-tlBase)+step, se.slice, 0)
@@ -270,6 +312,8 @@ func FuzzTimelineTree(f *testing.F) {
 	f.Add([]byte{7, 255, 2, 0, 7, 255, 3, 0, 6, 0, 0, 40, 0, 0, 8, 200, 5, 0, 7, 255, 4, 0, 8, 255, 6, 0})
 	// Run-queue churn on a tree of three levels.
 	f.Add([]byte{7, 255, 1, 0, 7, 255, 3, 0, 7, 255, 5, 0, 7, 255, 7, 0, 9, 255, 40, 9, 255, 3, 8, 255, 9, 0})
+	// Switches on one leaf and on a tree of several levels.
+	f.Add([]byte{0, 1, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 11, 40, 3, 10, 0, 0, 5, 0, 1, 0, 0, 7, 255, 9, 0, 11, 255, 7, 10, 1, 0, 2, 0, 3, 0, 0})
 	// Ties: many equal deadlines.
 	f.Add([]byte{2, 1, 0, 0, 0, 2, 1, 0, 0, 1, 2, 1, 0, 0, 2, 3, 1, 0, 5, 2, 1, 0, 0, 3, 4, 0, 6, 0, 0, 0, 0, 0})
 	f.Fuzz(func(t *testing.T, data []byte) { runTLOps(t, data) })
@@ -287,6 +331,44 @@ func TestTimelineTreeOps(t *testing.T) {
 		}
 		t.Run(fmt.Sprint(i), func(t *testing.T) { runTLOps(t, b) })
 	}
+}
+
+// TestTimelineTreeReplace takes every entity out of single-leaf trees of
+// every size, each time just after inserting one at every position (ties
+// included), as a context switch does, and checks the fused replacement
+// against the oracle; then it erases the entity just inserted, which is
+// not placed yet.
+func TestTimelineTreeReplace(t *testing.T) {
+	for n := 1; n <= leafMax; n++ {
+		for out := range n {
+			for at := int64(-1); at <= 2*int64(n); at++ {
+				h := newTLHarness(t)
+				for i := range n {
+					h.insert(20*int64(i), int64(i%5), uint64(i%3), -1)
+				}
+				k := out
+				if out == 0 {
+					k = -1 // the first, as the run queue takes it
+				}
+				h.swap(10*at, int64(at%7), uint64(at%4), -1, k)
+				h.checkOrder()
+			}
+		}
+		h := newTLHarness(t)
+		for i := range n {
+			h.insert(20*int64(i), int64(i), 1, -1)
+		}
+		h.made++
+		se := &SchedEntity{name: "late", deadline: tlAt(5), vruntime: tlAt(-3), slice: 9, seq: 1 << 40}
+		h.tr.insert(se)
+		h.tr.erase(se)
+		h.check("insert and erase of %s", se.name)
+	}
+	h := newTLHarness(t)
+	se := &SchedEntity{name: "lone", seq: 1}
+	h.tr.insert(se)
+	h.tr.erase(se)
+	h.check("insert and erase of %s in an empty tree", se.name)
 }
 
 // TestTimelineTreeLarge grows a tree well past three levels with random
@@ -324,8 +406,8 @@ func TestTimelineTreeLarge(t *testing.T) {
 		if tr.len() != or.Len() {
 			t.Fatalf("%s: len %d, oracle %d", what, tr.len(), or.Len())
 		}
-		if want, _ := or.Min(); tr.first != want {
-			t.Fatalf("%s: first %v, oracle %v", what, tr.first, want)
+		if want, _ := or.Min(); tr.leftmost() != want {
+			t.Fatalf("%s: first %v, oracle %v", what, tr.leftmost(), want)
 		}
 	}
 	check("build")
@@ -335,7 +417,7 @@ func TestTimelineTreeLarge(t *testing.T) {
 	for i := range 3 * n {
 		var se *SchedEntity
 		if i%2 == 0 {
-			se = tr.first
+			se = tr.leftmost()
 		} else {
 			se = ents[rng.IntN(n)]
 		}
@@ -385,12 +467,12 @@ func TestTimelineTreeChurnDoesNotAllocate(t *testing.T) {
 				put(&SchedEntity{vruntime: tlAt(rng.Int64N(1 << 20)), slice: uint64(i % 7)}, tlAt(rng.Int64N(1<<30)))
 			}
 			queue := func() {
-				se := tr.first
+				se := tr.leftmost()
 				tr.erase(se)
 				put(se, last+1)
 			}
 			random := func() {
-				se := tr.first
+				se := tr.leftmost()
 				tr.erase(se)
 				put(se, se.deadline+uint64(rng.Int64N(1<<24)))
 			}

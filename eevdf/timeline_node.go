@@ -1,6 +1,9 @@
 package eevdf
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // The nodes of the B-tree timeline (timeline_btree.go) and the moves of
 // entities and children between them. Every function here keeps the two
@@ -119,40 +122,35 @@ func (l *tlLeaf) at(i int) uint { return (uint(l.off) + uint(i)) % leafMax }
 
 // upper returns the number of deadlines of the leaf at or before dl, in
 // the signed order: the position after every entity whose deadline is not
-// later than dl. It bisects without a branch on the data: each
-// comparison's sign bit masks the step it adds to the base, so that a
-// search is a few instructions per halving and no mispredicted jump.
+// later than dl. It counts the later ones from the sign bits of the
+// differences: no branch depends on the data, and no load waits for the
+// comparison before it.
 func (l *tlLeaf) upper(dl uint64) int {
-	n := l.count()
-	if n == 0 {
-		return 0
+	o, n := uint(l.off), uint(l.n)
+	if o+n <= leafMax {
+		return int(n) - countAfter(l.dl[o:o+n], dl)
 	}
-	base := 0
-	for n > 1 {
-		half := n >> 1
-		d := int64(dl - l.dl[l.at(base+half)])
-		base += half &^ int(d>>63) // half iff d ≥ 0
-		n -= half
+	return int(n) - countAfter(l.dl[o:], dl) - countAfter(l.dl[:o+n-leafMax], dl)
+}
+
+// countAfter returns the number of deadlines of ds later than dl, four
+// at a time.
+func countAfter(ds []uint64, dl uint64) int {
+	c := uint64(0)
+	for len(ds) >= 4 {
+		// 1 iff int64(dl−d) < 0, for each.
+		c += (dl-ds[0])>>63 + (dl-ds[1])>>63 + (dl-ds[2])>>63 + (dl-ds[3])>>63
+		ds = ds[4:]
 	}
-	return base + int(^uint64(int64(dl-l.dl[l.at(base)]))>>63)
+	for _, d := range ds {
+		c += (dl - d) >> 63
+	}
+	return int(c)
 }
 
 // upperSep is tlLeaf.upper for the first n separators of an interior
-// node. (The index is reduced modulo the array's length, so that no
-// bounds check is needed.)
-func upperSep(ds *[innerMax]uint64, n int, dl uint64) int {
-	if n == 0 {
-		return 0
-	}
-	base := 0
-	for n > 1 {
-		half := n >> 1
-		d := int64(dl - ds[uint(base+half)%innerMax])
-		base += half &^ int(d>>63)
-		n -= half
-	}
-	return base + int(^uint64(int64(dl-ds[uint(base)%innerMax]))>>63)
-}
+// node.
+func upperSep(ds *[innerMax]uint64, n int, dl uint64) int { return n - countAfter(ds[:n], dl) }
 
 // agg returns the aggregate of the entity at position i.
 func (l *tlLeaf) agg(i int) agg {
@@ -170,6 +168,39 @@ func (l *tlLeaf) fold() agg {
 		a.minV = minVruntime(a.minV, l.v[k])
 		a.minSlice = min(a.minSlice, l.slice[k])
 		a.maxSlice = max(a.maxSlice, l.slice[k])
+	}
+	return a
+}
+
+// without returns the aggregate of the non-empty leaf, whose aggregate
+// was a while it also held an entity of aggregate x that has left it.
+// Only the extremes x attained are recomputed, and a slice extreme that
+// another entity shares is kept without looking further: queues usually
+// have a few distinct slices, often one.
+func (l *tlLeaf) without(a, x agg) agg {
+	n := l.count()
+	if n <= 2 {
+		return l.fold() // cheaper than looking
+	}
+	if x.minV == a.minV {
+		a.minV = l.v[l.at(0)]
+		for i := 1; i < n; i++ {
+			a.minV = minVruntime(a.minV, l.v[l.at(i)])
+		}
+	}
+	if s := x.minSlice; s == a.minSlice || s == a.maxSlice {
+		for i := range n {
+			if l.slice[l.at(i)] == s {
+				return a
+			}
+		}
+		k := l.at(0)
+		a.minSlice, a.maxSlice = l.slice[k], l.slice[k]
+		for i := 1; i < n; i++ {
+			k := l.at(i)
+			a.minSlice = min(a.minSlice, l.slice[k])
+			a.maxSlice = max(a.maxSlice, l.slice[k])
+		}
 	}
 	return a
 }
@@ -238,6 +269,28 @@ func (l *tlLeaf) removeAt(i int) {
 	l.n--
 }
 
+// replaceAt takes out the entity at position j and puts se at position p
+// of the leaf without it: the entities between the two shift by one, or,
+// when that moves more of them, the removal and the insertion each shift
+// their shorter side.
+func (l *tlLeaf) replaceAt(j, p int, se *SchedEntity) {
+	n := l.count()
+	if d := max(p-j, j-p); d > min(j, n-1-j)+min(p, n-1-p) {
+		l.removeAt(j)
+		l.insertAt(p, se)
+		return
+	}
+	o := uint(l.off)
+	l.se[(o+uint(j))%leafMax].tlLeaf = nil
+	for k := uint(j); k > uint(p); k-- {
+		l.slide(o+k, o+k-1)
+	}
+	for k := uint(j); k < uint(p); k++ {
+		l.slide(o+k, o+k+1)
+	}
+	l.set(p, se)
+}
+
 // indexOf returns the position of se, which the leaf holds.
 func (l *tlLeaf) indexOf(se *SchedEntity) int {
 	for i := range l.count() {
@@ -287,6 +340,33 @@ func (in *tlInner) fold() agg {
 	return a
 }
 
+// without is tlLeaf.without for an interior node whose subtree lost an
+// entity of aggregate x, its children's aggregates being up to date.
+func (in *tlInner) without(a, x agg) agg {
+	n := in.count()
+	if x.minV == a.minV {
+		a.minV = in.minV[0]
+		for _, v := range in.minV[1:n] {
+			a.minV = minVruntime(a.minV, v)
+		}
+	}
+	if x.minSlice == a.minSlice && !slices.Contains(in.minS[:n], a.minSlice) {
+		a.minSlice = slices.Min(in.minS[:n])
+	}
+	if x.maxSlice == a.maxSlice && !slices.Contains(in.maxS[:n], a.maxSlice) {
+		a.maxSlice = slices.Max(in.maxS[:n])
+	}
+	return a
+}
+
+// withoutNode is without for a non-empty node of either kind.
+func withoutNode(n *tlNode, a, x agg) agg {
+	if n.leaf {
+		return n.asLeaf().without(a, x)
+	}
+	return n.asInner().without(a, x)
+}
+
 // childFor returns the child whose subtree an entity of deadline dl goes
 // into: after every separator at or before dl, so that an insertion goes
 // after the entities with its deadline, as the kernel's tree puts an equal
@@ -301,14 +381,6 @@ func (in *tlInner) indexOf(c *tlNode) int {
 		}
 	}
 	panic("eevdf: timeline node is not among its parent's children")
-}
-
-// foldNode is the aggregate of a non-empty node.
-func foldNode(n *tlNode) agg {
-	if n.leaf {
-		return n.asLeaf().fold()
-	}
-	return n.asInner().fold()
 }
 
 // insertKid puts child c (subtree aggregate ca) at position i ≥ 1, with
