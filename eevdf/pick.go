@@ -57,9 +57,15 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		best = leftmost
 	} else if leftmost != nil {
 		rq.stats.Descents++
-		rq.match.set(elig)
-		best = rq.tl.findEligible(&rq.match)
-		rq.stats.Visited += uint64(rq.match.visited)
+		// When the ineligible leftmost entity holds the timeline's
+		// minimum vruntime, nothing in it is eligible (eligibility is
+		// monotone in vruntime) and the descent would find nothing: on
+		// a queue of two, every pick that keeps curr.
+		if a, _ := rq.tl.root(); a.minV != leftmost.vruntime {
+			rq.match.set(elig)
+			best = rq.tl.findEligible(&rq.match)
+			rq.stats.Visited += uint64(rq.match.visited)
+		}
 	}
 	if best == nil || (c != nil && entityBefore(c, best)) {
 		best = c
