@@ -146,16 +146,14 @@ func (t *bTimeline) place(se *SchedEntity) {
 	}
 	l := nd.asLeaf()
 	x := agg{se.vruntime, se.slice, se.slice}
-	i := l.upper(dl)
 	if l.n < leafMax {
-		l.insertAt(i, se)
-		if i == 0 && l == t.head {
+		if l.insertSorted(se) == 0 && l == t.head {
 			t.first = se
 		}
 		t.addAgg(depth, x)
 		return
 	}
-	t.splitLeaf(depth, l, i, se, x)
+	t.splitLeaf(depth, l, l.upper(dl), se, x)
 }
 
 // addAgg merges x into the aggregates of t.path[:depth], from the deepest
@@ -331,9 +329,9 @@ func (t *bTimeline) remove(se *SchedEntity) {
 }
 
 // replace takes out (in the tree) out and puts in (counted, not placed)
-// in, in a tree that is a single leaf: in takes out's place there, the
-// entities between their two positions shifting by one (replaceAt), and
-// the aggregate loses out's and gains in's (swapAgg).
+// in, in a tree that is a single leaf: out leaves the leaf and in enters
+// it, each shifting its shorter side (for out, the first, none), and the
+// aggregate loses out's and gains in's in one update (swapAgg).
 func (t *bTimeline) replace(out, in *SchedEntity) {
 	l := out.tlLeaf
 	if l == nil {
@@ -342,19 +340,13 @@ func (t *bTimeline) replace(out, in *SchedEntity) {
 	if l.parent != nil {
 		panic("eevdf: timeline replacement in a tree of several levels")
 	}
-	dl := in.deadline
 	t.count--
 	j := l.indexOf(out)
 	xo := l.agg(j)
-	p := l.upper(dl)
-	if p > j {
-		p-- // counted out, which goes
-	}
-	l.replaceAt(j, p, in)
+	l.removeAt(j)
+	l.insertSorted(in)
 	t.swapAgg(l, xo, agg{in.vruntime, in.slice, in.slice})
-	if l == t.head {
-		t.first = l.firstEntity()
-	}
+	t.first = l.firstEntity()
 }
 
 // swapAgg brings the tree's aggregate up to date after its root leaf l

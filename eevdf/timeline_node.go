@@ -122,35 +122,37 @@ func (l *tlLeaf) at(i int) uint { return (uint(l.off) + uint(i)) % leafMax }
 
 // upper returns the number of deadlines of the leaf at or before dl, in
 // the signed order: the position after every entity whose deadline is not
-// later than dl. It counts the later ones from the sign bits of the
-// differences: no branch depends on the data, and no load waits for the
-// comparison before it.
-func (l *tlLeaf) upper(dl uint64) int {
-	o, n := uint(l.off), uint(l.n)
-	if o+n <= leafMax {
-		return int(n) - countAfter(l.dl[o:o+n], dl)
-	}
-	return int(n) - countAfter(l.dl[o:], dl) - countAfter(l.dl[:o+n-leafMax], dl)
-}
-
-// countAfter returns the number of deadlines of ds later than dl, four
-// at a time.
-func countAfter(ds []uint64, dl uint64) int {
-	c := uint64(0)
-	for len(ds) >= 4 {
-		// 1 iff int64(dl−d) < 0, for each.
-		c += (dl-ds[0])>>63 + (dl-ds[1])>>63 + (dl-ds[2])>>63 + (dl-ds[3])>>63
-		ds = ds[4:]
-	}
-	for _, d := range ds {
-		c += (dl - d) >> 63
-	}
-	return int(c)
-}
+// later than dl.
+func (l *tlLeaf) upper(dl uint64) int { return upper16(&l.dl, uint(l.off), l.count(), dl) }
 
 // upperSep is tlLeaf.upper for the first n separators of an interior
 // node.
-func upperSep(ds *[innerMax]uint64, n int, dl uint64) int { return n - countAfter(ds[:n], dl) }
+func upperSep(ds *[innerMax]uint64, n int, dl uint64) int { return upper16(ds, 0, n, dl) }
+
+// upper16 returns how many of the n ≤ 16 deadlines ds[(off+i) mod 16],
+// i < n, non-decreasing in i (in the signed order), are at or before dl.
+//
+// It searches in two rounds of independent loads, with no branch on the
+// data: the three pivots at the quarters of the range (q = ⌈n/4⌉)
+// select a quarter, whose at most four deadlines are then counted. A
+// bisection makes each load wait on the comparison before it, a chain
+// through a node that is often not in the L1 cache; counting every
+// deadline costs n comparisons. A deadline past the selected quarter, if
+// counted, is at or after the next pivot, which is later than dl: it
+// adds nothing.
+func upper16(ds *[16]uint64, off uint, n int, dl uint64) int {
+	un := uint64(n)
+	// le(i) is 1 iff position i is in use and at or before dl.
+	le := func(i uint64) uint64 {
+		return (^(dl - ds[(uint64(off)+i)%16]) >> 63) & ((i - un) >> 63)
+	}
+	q := (un + 3) / 4
+	b := (le(q) + le(2*q) + le(3*q)) * q
+	return int(b + le(b) + le(b+1) + le(b+2) + le(b+3))
+}
+
+// Compile-time check: upper16 is written for nodes of 16.
+var _ = [1]struct{}{}[(leafMax-16)|(innerMax-16)]
 
 // agg returns the aggregate of the entity at position i.
 func (l *tlLeaf) agg(i int) agg {
@@ -248,6 +250,40 @@ func (l *tlLeaf) insertAt(i int, se *SchedEntity) {
 	l.n++
 }
 
+// insertSorted puts se into the leaf, which must not be full, after every
+// entity whose deadline is not later than its own, and returns its
+// position. The search and the shift are one pass, from the end of the
+// leaf that se is nearer (its deadline is compared with the middle one):
+// each entity on that side is compared, and moved one slot, until se's
+// place is found, as in an insertion sort; the pass moves what insertAt
+// would move.
+func (l *tlLeaf) insertSorted(se *SchedEntity) int {
+	n, o, dl := uint(l.n), uint(l.off), se.deadline
+	mid := n / 2
+	if n == 0 || int64(dl-l.dl[(o+mid)%leafMax]) >= 0 {
+		// After the middle entity: move the later ones one slot on.
+		j := n
+		for j > mid+1 && int64(dl-l.dl[(o+j-1)%leafMax]) < 0 {
+			l.slide(o+j, o+j-1)
+			j--
+		}
+		l.set(int(j), se)
+		l.n++
+		return int(j)
+	}
+	// Before the middle entity: move the ones at or before se one slot
+	// back.
+	j := uint(0)
+	for j < mid && int64(dl-l.dl[(o+j)%leafMax]) >= 0 {
+		l.slide(o+j-1, o+j)
+		j++
+	}
+	l.off = uint32((o - 1) % leafMax)
+	l.set(int(j), se)
+	l.n++
+	return int(j)
+}
+
 // removeAt takes out the entity at position i, shifting the entities
 // before it one slot on or those after it one slot back, whichever are
 // fewer, and clears its handle. Taking out the first entity moves none.
@@ -267,28 +303,6 @@ func (l *tlLeaf) removeAt(i int) {
 		l.se[(o+n-1)%leafMax] = nil
 	}
 	l.n--
-}
-
-// replaceAt takes out the entity at position j and puts se at position p
-// of the leaf without it: the entities between the two shift by one, or,
-// when that moves more of them, the removal and the insertion each shift
-// their shorter side.
-func (l *tlLeaf) replaceAt(j, p int, se *SchedEntity) {
-	n := l.count()
-	if d := max(p-j, j-p); d > min(j, n-1-j)+min(p, n-1-p) {
-		l.removeAt(j)
-		l.insertAt(p, se)
-		return
-	}
-	o := uint(l.off)
-	l.se[(o+uint(j))%leafMax].tlLeaf = nil
-	for k := uint(j); k > uint(p); k-- {
-		l.slide(o+k, o+k-1)
-	}
-	for k := uint(j); k < uint(p); k++ {
-		l.slide(o+k, o+k+1)
-	}
-	l.set(p, se)
 }
 
 // indexOf returns the position of se, which the leaf holds.
