@@ -174,24 +174,37 @@ func (t *bTimeline) addAgg(depth int, x agg) {
 
 // splitLeaf inserts se (aggregate x) at position i of the full leaf l,
 // reached through t.path[:depth], by splitting l: l keeps the lower
-// (leafMax+2)/2 entities, a new right sibling r takes the others (whose
-// handles move to r), and r's first deadline separates them in the
-// parent. For leafMax = 8, x going in at i = 2:
+// entities, a new right sibling r takes the others (whose handles move to
+// r), and r's first deadline separates them in the parent. Into the lower
+// half, se goes with an even split; into the upper half, the split is at
+// se's position (se first in r), as far as r's minimum allows, so that the
+// fewest entities move and l stays as full as it was. For leafMax = 8
+// (leafMin = 2), x going in at i = 2, then at i = 5:
 //
 //	+-----------------+             +-----------+   +---------+
 //	| a b c d e f g h |  + x   =>   | a b x c d |   | e f g h |
 //	+-----------------+             +-----------+ ^ +---------+
 //	                                       separator: e's deadline
+//
+//	+-----------------+             +-----------+   +---------+
+//	| a b c d e f g h |  + x   =>   | a b c d e |   | x f g h |
+//	+-----------------+             +-----------+ ^ +---------+
+//	                                       separator: x's deadline
 func (t *bTimeline) splitLeaf(depth int, l *tlLeaf, i int, se *SchedEntity, x agg) {
-	const keep = (leafMax + 2) / 2
+	keep := (leafMax + 2) / 2
+	if i >= keep {
+		// se goes into the upper half: the split is at its position,
+		// as far as r's minimum allows.
+		keep = min(i, leafMax+1-leafMin)
+	}
 	r := t.free.newLeaf()
 	if i < keep {
 		moveLeaf(r, 0, l, keep-1, leafMax-keep+1)
-		l.n, r.n = keep-1, leafMax-keep+1
+		l.n, r.n = int32(keep-1), int32(leafMax-keep+1)
 		l.insertAt(i, se)
 	} else {
 		moveLeaf(r, 0, l, keep, leafMax-keep)
-		l.n, r.n = keep, leafMax-keep
+		l.n, r.n = int32(keep), int32(leafMax-keep)
 		r.insertAt(i-keep, se)
 	}
 	if l == t.head {
