@@ -153,7 +153,7 @@ func (t *bTimeline) place(se *SchedEntity) {
 		t.addAgg(depth, x)
 		return
 	}
-	t.splitLeaf(depth, l, l.upper(dl), se, x)
+	t.splitLeaf(depth, l, l.upperFull(dl), se, x)
 }
 
 // addAgg merges x into the aggregates of t.path[:depth], from the deepest
