@@ -197,7 +197,9 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		if rq.h != nil {
 			w = rq.propWeight(se)
 		}
-		rq.reweightEevdf(se, w, true)
+		if se.hload != w {
+			rq.reweightEevdf(se, w, true) // which does nothing for an unchanged weight
+		}
 		if first {
 			rq.setProtectSlice(se)
 		}
@@ -232,8 +234,8 @@ func (rq *CfsRq) setNextLevels(se *SchedEntity, first bool) {
 // put up to the queue it shares with next's path, and the ancestors above
 // stay current.
 func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity) {
-	if prev.onRq {
-		rq.updateCurr()
+	if prev.onRq && rq.curr != nil && int64(rq.clock-rq.curr.execStart) > 0 {
+		rq.updateCurr() // which charges nothing else (after a pick, at its clock)
 	}
 	if rq.pelt {
 		rq.putPrevLevels(prev, next)
