@@ -20,8 +20,16 @@ package eevdf
 //     entity. The handles are kept current by the moves between nodes
 //     (split, borrow, merge: timeline_node.go), which touch the entities
 //     they move; shifts inside a leaf touch none.
-//   - The leftmost entity is a field (first), and the whole tree's
-//     aggregate another (agg).
+//   - Leaves are rings (timeline_node.go): taking out the first entity
+//     moves an offset, and a shift takes the shorter side. The leftmost
+//     leaf, which picks drain, has no minimum occupancy (shrink); the
+//     others hold at least a quarter, so that a full leaf can split at the
+//     insertion point (splitLeaf).
+//   - On a queue that fits one leaf, an insertion followed by an erasure,
+//     as put_prev and set_next are in a switch, is one replacement in the
+//     leaf (insert, replace).
+//   - The leftmost entity is a field (first), and so are the count and the
+//     whole tree's aggregate (agg).
 //
 // An insertion goes after every entity with the same deadline, as the
 // kernel's rb_add puts an equal key to the right; the run queue's
@@ -33,9 +41,10 @@ package eevdf
 //
 // Costs, for n entities: insert O(log n) (one descent of deadline
 // searches, then aggregates merged upwards until one does not change);
-// erase O(log n) in the worst case and O(1) amortised when the entity
-// attains none of its leaf's extremes; first, root and len O(1);
-// findEligible O(log n).
+// erase O(log n) in the worst case, and a scan of one leaf when the
+// entity attains none of the extremes of its leaf's aggregate and leaves
+// the leaf above its minimum; first, root and len O(1); findEligible
+// O(log n).
 type bTimeline struct {
 	root   *tlNode
 	head   *tlLeaf      // the leftmost leaf; nil when empty
