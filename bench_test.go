@@ -3,6 +3,7 @@ package fairclass_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/google/btree"
@@ -387,4 +388,67 @@ func pickPathRq(b *testing.B, bk eevdf.Backend, path string, n int) (*eevdf.CfsR
 	}
 	b.Fatalf("unknown path %s", path)
 	return nil, false
+}
+
+// BenchmarkMemory reports the live heap a simulation needs, for sizing
+// one: B/entity for each entity made by NewEntity with the BenchmarkPick
+// mix (never queued), and B/queued for each of them queued on a runqueue
+// in BenchmarkPick's steady state, beyond the entity itself (the
+// timeline's nodes and spare nodes, the runqueue amortised). Each
+// iteration builds the whole population; run it once:
+//
+//	go test -run '^$' -bench BenchmarkMemory -benchtime 1x .
+func BenchmarkMemory(b *testing.B) {
+	for _, bk := range backendsUnderTest {
+		for _, n := range []int{4096, 65536, 1 << 20} {
+			b.Run(fmt.Sprintf("%v/n=%d", bk, n), func(b *testing.B) {
+				if n > 65536 && testing.Short() {
+					b.Skip("-short: a million entities take a few seconds to settle")
+				}
+				for b.Loop() {
+					perEntity, perQueued := memoryOf(b, bk, n)
+					b.ReportMetric(perEntity, "B/entity")
+					b.ReportMetric(perQueued, "B/queued")
+				}
+			})
+		}
+	}
+}
+
+// memoryOf measures the live heap per entity of n entities, and then per
+// queued entity once they are all queued and the runqueue has settled.
+func memoryOf(b *testing.B, bk eevdf.Backend, n int) (perEntity, perQueued float64) {
+	live := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	nices, slices := entityMix(n)
+	ents := make([]*eevdf.SchedEntity, n)
+	h0 := live()
+	for i := range ents {
+		se, err := eevdf.NewEntity("e", eevdf.WithNice(nices[i]), eevdf.WithSlice(slices[i]))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ents[i] = se
+	}
+	h1 := live()
+	rq, err := eevdf.NewCfsRq(eevdf.WithTimeline(bk))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, se := range ents {
+		if err := rq.Enqueue(se, eevdf.EnqueueInitial); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rq.PickNext()
+	var now uint64
+	runSlices(rq, &now, 4*n+1000)
+	h2 := live()
+	runtime.KeepAlive(ents)
+	runtime.KeepAlive(rq)
+	return float64(h1-h0) / float64(n), float64(h2-h1) / float64(n)
 }

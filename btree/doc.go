@@ -2,9 +2,10 @@
 // which every subtree's aggregate is kept up to date, so that a query can
 // descend to the first item satisfying a predicate that is monotone along
 // the aggregate, such as the earliest-deadline eligible entity of an EEVDF
-// run queue. It is the default timeline of the fair scheduler model, with
-// the same ordering and query contract as the kernel's augmented red-black
-// tree (and package rbtree), in a cache-friendly layout: each node holds up
+// run queue. It has the same ordering and query contract as the kernel's
+// augmented red-black tree (and package rbtree); the fair scheduler model's
+// default timeline is a B+-tree specialised from it for the model's
+// entities (see design.md). Its layout is cache-friendly: each node holds up
 // to 12 items in fixed-size arrays, and every interior node but the root
 // has 7 to 13 children, so a tree of n items is about log_13(n) to
 // log_7(n) nodes deep where a red-black tree may be 2·log_2(n) deep.

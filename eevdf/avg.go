@@ -39,8 +39,9 @@ func (rq *CfsRq) entityKey(se *SchedEntity) int64 { return int64(se.vruntime - r
 // variant under PARANOID_AVG).
 func (rq *CfsRq) sumAdd(se *SchedEntity) {
 	if !rq.feat.Has(features.ParanoidAvg) {
-		rq.sumWVruntime += rq.entityKey(se) * rq.w(se)
-		rq.sumWeight += uint64(rq.w(se))
+		w := rq.w(se)
+		rq.sumWVruntime += rq.entityKey(se) * w
+		rq.sumWeight += uint64(w)
 		return
 	}
 	for {
@@ -74,8 +75,9 @@ func (rq *CfsRq) sumAdd(se *SchedEntity) {
 // sumSub is sum_w_vruntime_sub: the same weight as at the add, because a
 // timeline entity's h_load only changes while it is out of the timeline.
 func (rq *CfsRq) sumSub(se *SchedEntity) {
-	rq.sumWVruntime -= rq.entityKey(se) * rq.w(se)
-	rq.sumWeight -= uint64(rq.w(se))
+	w := rq.w(se)
+	rq.sumWVruntime -= rq.entityKey(se) * w
+	rq.sumWeight -= uint64(w)
 }
 
 // updateZeroVruntime is update_zero_vruntime: move the reference point by
@@ -103,8 +105,9 @@ func (rq *CfsRq) avgDelta() int64 {
 	if load != 0 {
 		runtime := rq.sumWVruntime
 		if c != nil {
-			runtime += rq.entityKey(c) * rq.w(c)
-			load += rq.w(c)
+			w := rq.w(c)
+			runtime += rq.entityKey(c) * w
+			load += w
 		}
 		if runtime < 0 {
 			runtime -= load - 1
@@ -160,8 +163,9 @@ type eligibilityTest struct {
 func (rq *CfsRq) eligibility() eligibilityTest {
 	e := eligibilityTest{avg: rq.sumWVruntime, load: int64(rq.sumWeight), zero: rq.zeroVruntime}
 	if c := rq.currOnRq(); c != nil {
-		e.avg += rq.entityKey(c) * rq.w(c)
-		e.load += rq.w(c)
+		w := rq.w(c)
+		e.avg += rq.entityKey(c) * w
+		e.load += w
 	}
 	return e
 }

@@ -66,15 +66,28 @@ func calcDelta(mode Arithmetic, delta, weight uint64, lw loadWeight) uint64 {
 // calcDeltaFair is calc_delta_fair: real nanoseconds to virtual nanoseconds
 // at the entity's effective weight, delta·NICE_0_LOAD/w. A nice-0 entity's
 // virtual time runs at wall-clock speed.
+//
+// The modelled kernel's division is inlined here, the common case; the
+// other arithmetic goes through calcDelta.
 func (rq *CfsRq) calcDeltaFair(delta uint64, se *SchedEntity) uint64 {
-	if se.hload != Nice0Load {
-		lw := loadWeight{weight: se.hload}
-		if se.hload == se.load.weight {
-			lw.inv = se.load.inv // the table's wmult, as v7.0 read it from se->load
-		}
-		return calcDelta(rq.arith, delta, Nice0Load, lw)
+	w := se.hload
+	if w == Nice0Load {
+		return delta
 	}
-	return delta
+	if rq.arith == Division && w != 0 {
+		return delta * Nice0Load / w // __calc_delta's 64-bit path
+	}
+	return rq.calcDeltaSlow(delta, se)
+}
+
+// calcDeltaSlow is calcDeltaFair through calcDelta, for FixedPoint (and a
+// zero weight, which calcDelta leaves undivided).
+func (rq *CfsRq) calcDeltaSlow(delta uint64, se *SchedEntity) uint64 {
+	lw := loadWeight{weight: se.hload}
+	if se.hload == se.load.weight {
+		lw.inv = se.load.inv // the table's wmult, as v7.0 read it from se->load
+	}
+	return calcDelta(rq.arith, delta, Nice0Load, lw)
 }
 
 // Vruntime-like quantities are u64 that wrap; they are compared through the

@@ -57,9 +57,15 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		best = leftmost
 	} else if leftmost != nil {
 		rq.stats.Descents++
-		rq.match.set(elig)
-		best = rq.tl.findEligible(&rq.match)
-		rq.stats.Visited += uint64(rq.match.visited)
+		// When the ineligible leftmost entity holds the timeline's
+		// minimum vruntime, nothing in it is eligible (eligibility is
+		// monotone in vruntime) and the descent would find nothing: on
+		// a queue of two, every pick that keeps curr.
+		if a, _ := rq.tl.root(); a.minV != leftmost.vruntime {
+			rq.match.set(elig)
+			best = rq.tl.findEligible(&rq.match)
+			rq.stats.Visited += uint64(rq.match.visited)
+		}
 	}
 	if best == nil || (c != nil && entityBefore(c, best)) {
 		best = c
@@ -196,7 +202,9 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		if rq.h != nil {
 			w = rq.propWeight(se)
 		}
-		rq.reweightEevdf(se, w, true)
+		if se.hload != w {
+			rq.reweightEevdf(se, w, true) // which does nothing for an unchanged weight
+		}
 		if first {
 			rq.setProtectSlice(se)
 		}
@@ -231,8 +239,8 @@ func (rq *CfsRq) setNextLevels(se *SchedEntity, first bool) {
 // put up to the queue it shares with next's path, and the ancestors above
 // stay current.
 func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity) {
-	if prev.onRq {
-		rq.updateCurr()
+	if prev.onRq && rq.curr != nil && int64(rq.clock-rq.curr.execStart) > 0 {
+		rq.updateCurr() // which charges nothing else (after a pick, at its clock)
 	}
 	if rq.pelt {
 		rq.putPrevLevels(prev, next)

@@ -1,11 +1,6 @@
 package eevdf
 
-import (
-	"fmt"
-
-	"github.com/schedmodel/fairclass/btree"
-	"github.com/schedmodel/fairclass/rbtree"
-)
+import "github.com/schedmodel/fairclass/rbtree"
 
 // agg is the subtree aggregate the kernel keeps in every node of its
 // timeline (se->min_vruntime, se->min_slice, se->max_slice): the modular
@@ -37,30 +32,6 @@ func (entityAug) Merge(a, b agg) agg {
 		minSlice: min(a.minSlice, b.minSlice),
 		maxSlice: max(a.maxSlice, b.maxSlice),
 	}
-}
-
-// Fold is Merge over a whole B-tree node (btree.Folder): the kernel's
-// aggregate is commutative, so the node's items and children are simply
-// all combined, in one call.
-func (entityAug) Fold(items, kids []agg) agg {
-	var a agg
-	switch {
-	case len(items) > 0:
-		a = items[0]
-		items = items[1:]
-	case len(kids) > 0:
-		a = kids[0]
-		kids = kids[1:]
-	default:
-		return a
-	}
-	for _, x := range items {
-		a = entityAug{}.Merge(a, x)
-	}
-	for _, x := range kids {
-		a = entityAug{}.Merge(a, x)
-	}
-	return a
 }
 
 // eligibleMatcher drives the heap descent of pick_eevdf: a subtree may
@@ -102,62 +73,87 @@ func (m *eligibleMatcher) MatchAgg(a agg) bool {
 
 func (m *eligibleMatcher) Match(se *SchedEntity) bool { return m.eligible(se.vruntime) }
 
-// MatchNode scans a B-tree node in one call (btree.NodeMatcher): the
-// first of kids[0], items[0], kids[1], ... whose minimum vruntime is
-// eligible. Every aggregate it tests counts as visited.
-func (m *eligibleMatcher) MatchNode(kids, items []agg) int {
-	if !m.bounded {
-		for i := range items {
-			if kids != nil && m.MatchAgg(kids[i]) {
-				return 2 * i
-			}
-			if m.MatchAgg(items[i]) {
-				return 2*i + 1
-			}
-		}
-		return -1
-	}
-	zero, limit := m.test.zero, m.limit
-	for i := range items {
-		if kids != nil {
-			m.visited++
-			if int64(kids[i].minV-zero) <= limit {
-				return 2 * i
-			}
-		}
-		m.visited++
-		if int64(items[i].minV-zero) <= limit {
-			return 2*i + 1
-		}
-	}
-	return -1
-}
-
 // timeline is tasks_timeline: the queued entities except curr, in
-// (deadline, insertion) order, with exact subtree aggregates.
-type timeline interface {
-	insert(se *SchedEntity)
-	erase(se *SchedEntity)
-	first() *SchedEntity
-	// findEligible is the heap descent: the first entity in order whose
-	// vruntime is eligible.
-	findEligible(m *eligibleMatcher) *SchedEntity
-	// root returns the aggregate over the whole timeline.
-	root() (agg, bool)
-	ascend(fn func(*SchedEntity) bool)
-	len() int
-	verify() error
+// (deadline, insertion) order, with exact subtree aggregates. It is one of
+// two structures, chosen when the run queue is made: the B-tree (b, the
+// default) or the red-black tree (rb, non-nil). A concrete type rather than
+// an interface, so that the pick path's calls are direct and the field
+// reads (first, root, len) inline.
+type timeline struct {
+	b  bTimeline
+	rb *rbTimeline
 }
 
 func newTimeline(b Backend) timeline {
 	if b == RBTree {
 		t := &rbTimeline{}
 		t.t.Init(entityAug{})
-		return t
+		return timeline{rb: t}
 	}
-	t := &bTimeline{}
-	t.t.Init(bItemAug{})
-	return t
+	return timeline{}
+}
+
+func (t *timeline) insert(se *SchedEntity) {
+	if t.rb != nil {
+		t.rb.insert(se)
+		return
+	}
+	t.b.insert(se)
+}
+
+func (t *timeline) erase(se *SchedEntity) {
+	if t.rb != nil {
+		t.rb.erase(se)
+		return
+	}
+	t.b.erase(se)
+}
+
+// first is the leftmost entity (nil if empty).
+func (t *timeline) first() *SchedEntity {
+	if t.rb != nil {
+		return t.rb.first()
+	}
+	return t.b.leftmost()
+}
+
+// root returns the aggregate over the whole timeline.
+func (t *timeline) root() (agg, bool) {
+	if t.rb != nil {
+		return t.rb.root()
+	}
+	return t.b.aggregate()
+}
+
+// findEligible is the heap descent: the first entity in order whose
+// vruntime is eligible.
+func (t *timeline) findEligible(m *eligibleMatcher) *SchedEntity {
+	if t.rb != nil {
+		return t.rb.findEligible(m)
+	}
+	return t.b.findEligible(m)
+}
+
+func (t *timeline) ascend(fn func(*SchedEntity) bool) {
+	if t.rb != nil {
+		t.rb.ascend(fn)
+		return
+	}
+	t.b.ascend(fn)
+}
+
+func (t *timeline) len() int {
+	if t.rb != nil {
+		return t.rb.len()
+	}
+	return t.b.len()
+}
+
+func (t *timeline) verify() error {
+	if t.rb != nil {
+		return t.rb.verify()
+	}
+	return t.b.verify()
 }
 
 // rbTimeline is the kernel's structure: an intrusive augmented red-black
@@ -200,112 +196,3 @@ func (t *rbTimeline) ascend(fn func(*SchedEntity) bool) {
 
 func (t *rbTimeline) len() int      { return t.t.Len() }
 func (t *rbTimeline) verify() error { return t.t.Verify() }
-
-// bTimeline is the augmented B-tree backend. Its items carry the entity's
-// deadline inline, so that the node searches of an insertion or an
-// erasure compare words in the node instead of loading one entity per
-// comparison (at thousands of entities, a cache miss each); only equal
-// deadlines, rare, load the two entities to compare their insertion
-// sequence. The deadline is the entity's when it was inserted, unchanged
-// while it is in the timeline (every rewrite of a queued entity's
-// deadline takes it out first), which verify checks.
-type bTimeline struct {
-	t btree.Tree[bItem, agg, bItemAug]
-}
-
-// bItem is one B-tree item: the entity's deadline and the entity.
-type bItem struct {
-	deadline uint64
-	se       *SchedEntity
-}
-
-func itemOf(se *SchedEntity) bItem { return bItem{se.deadline, se} }
-
-// bItemAug is entityAug on inline deadlines: the same order and aggregate.
-type bItemAug struct{}
-
-func (bItemAug) Less(a, b bItem) bool {
-	if d := int64(a.deadline - b.deadline); d != 0 {
-		return d < 0
-	}
-	return a.se.seq < b.se.seq
-}
-
-// Search places x in a B-tree node (btree.Searcher). It counts the items
-// whose deadline is before x's, from the sign bits of the differences: no
-// branch depends on the data, and no load on the one before it. (A
-// bisection makes each load wait for the comparison before it, a chain
-// through a node that is often not in the L1 cache; measured, the count is
-// 5 to 8% faster per pick at 4096 and 65536 entities.) Entities with x's
-// deadline, rare, are then passed by their insertion sequence.
-func (bItemAug) Search(items []bItem, x bItem) (lo, hi int) {
-	for i := range items {
-		lo += int((items[i].deadline - x.deadline) >> 63) // int64(d) < 0
-	}
-	for lo < len(items) && items[lo].deadline == x.deadline && items[lo].se.seq < x.se.seq {
-		lo++
-	}
-	// Sequence numbers are unique, so the one item equal to x, if any,
-	// is x's entity.
-	hi = lo
-	if hi < len(items) && items[hi].se == x.se {
-		hi++
-	}
-	return lo, hi
-}
-
-// Keeps is btree.Lattice: the aggregate is a product of minima and a
-// maximum, so an entity that attains none of a's three extremes leaves
-// them to the others when it goes. (Merge is commutative: modular minimum
-// is, for vruntimes less than 2^63 apart, as the kernel's always are.)
-func (bItemAug) Keeps(a, x agg) bool {
-	return x.minV != a.minV && x.minSlice != a.minSlice && x.maxSlice != a.maxSlice
-}
-
-func (bItemAug) Leaf(it bItem) agg          { return entityAug{}.Leaf(it.se) }
-func (bItemAug) Merge(a, b agg) agg         { return entityAug{}.Merge(a, b) }
-func (bItemAug) Fold(items, kids []agg) agg { return entityAug{}.Fold(items, kids) }
-func (t *bTimeline) insert(se *SchedEntity) { t.t.Insert(itemOf(se)) }
-func (t *bTimeline) root() (agg, bool)      { return t.t.Agg() }
-func (t *bTimeline) len() int               { return t.t.Len() }
-func (t *bTimeline) ascend(fn func(*SchedEntity) bool) {
-	t.t.Ascend(func(it bItem) bool { return fn(it.se) })
-}
-
-// erase takes the leftmost entity, the usual pick, off the leftmost path
-// without a search.
-func (t *bTimeline) erase(se *SchedEntity) {
-	if it, _ := t.t.First(); it.se == se {
-		t.t.DeleteFirst()
-		return
-	}
-	t.t.Delete(itemOf(se))
-}
-
-func (t *bTimeline) first() *SchedEntity {
-	it, _ := t.t.First()
-	return it.se
-}
-
-// findEligible tests items by their cached aggregates (btree.FindAgg):
-// an entity's own aggregate holds its vruntime, and MatchAgg on it is
-// Match, so no entity is loaded during the descent.
-func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
-	it, _ := t.t.FindAgg(m)
-	return it.se
-}
-
-func (t *bTimeline) verify() error {
-	if err := t.t.Verify(); err != nil {
-		return err
-	}
-	var err error
-	t.t.Ascend(func(it bItem) bool {
-		if it.deadline != it.se.deadline {
-			err = fmt.Errorf("timeline key of %s is deadline %d, entity has %d",
-				it.se.name, it.deadline, it.se.deadline)
-		}
-		return err == nil
-	})
-	return err
-}

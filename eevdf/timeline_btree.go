@@ -1,0 +1,778 @@
+package eevdf
+
+// bTimeline is the B-tree backend of the timeline: a B+-tree built for the
+// timeline's entities (the generic package btree is its ancestor; see
+// btree/design.md for the measurements behind this layout).
+//
+//   - Entities live in the leaves only, in (deadline, insertion) order;
+//     interior nodes hold separators and, beside each child, the child's
+//     aggregate (min vruntime, min and max slice).
+//   - Nodes are structures of arrays: the deadlines of a leaf, its
+//     vruntimes, its slices and its entities are four arrays; an interior
+//     node's separators and its children's three aggregates are arrays.
+//     A search for an insertion position reads deadlines only, the
+//     eligibility descent minimum vruntimes only, and neither loads an
+//     entity.
+//   - Every entity in the tree records its leaf (SchedEntity.tlLeaf), and
+//     every node its parent, so that an erasure starts at the entity's
+//     leaf and walks up only as far as the aggregates change, without a
+//     search, as the kernel's rb_erase starts at the node embedded in the
+//     entity. The handles are kept current by the moves between nodes
+//     (split, borrow, merge: timeline_node.go), which touch the entities
+//     they move; shifts inside a leaf touch none.
+//   - Leaves are rings (timeline_node.go): taking out the first entity
+//     moves an offset, and a shift takes the shorter side. The leftmost
+//     leaf, which picks drain, has no minimum occupancy (shrink); the
+//     others hold at least a quarter, so that a full leaf can split at the
+//     insertion point (splitLeaf).
+//   - On a queue that fits one leaf, an insertion followed by an erasure,
+//     as put_prev and set_next are in a switch, is one replacement in the
+//     leaf (insert, replace).
+//   - The leftmost entity is a field (first), and so are the count and the
+//     whole tree's aggregate (agg).
+//
+// An insertion goes after every entity with the same deadline, as the
+// kernel's rb_add puts an equal key to the right; the run queue's
+// insertion sequence (seq) says the same, since an entity is inserted with
+// a sequence number above every other. The deadline, vruntime and slice
+// of an entity are copied into its leaf at insertion and must not change
+// while it is in the tree (every rewrite of a queued entity takes it out
+// first); verify checks it.
+//
+// Costs, for n entities: insert O(log n) (one descent of deadline
+// searches, then aggregates merged upwards until one does not change);
+// erase O(log n) in the worst case, and a scan of one leaf when the
+// entity attains none of the extremes of its leaf's aggregate and leaves
+// the leaf above its minimum; first, root and len O(1); findEligible
+// O(log n).
+type bTimeline struct {
+	root   *tlNode
+	head   *tlLeaf      // the leftmost leaf; nil when empty
+	first  *SchedEntity // head's first entity; nil when empty
+	count  int
+	height int // levels: 1 for a lone leaf, 0 when empty
+	agg    agg // the aggregate of every entity; zero when empty
+	free   tlFree
+	// pending is an entity inserted but not yet placed (see insert).
+	pending *SchedEntity
+	// path is the descent of an insertion, scratch space kept here rather
+	// than on the stack so that it is not zeroed at every call.
+	path [tlMaxHeight]tlStep
+}
+
+// tlStep is one level of a descent: the node and the child taken.
+type tlStep struct {
+	n *tlInner
+	i int
+}
+
+// keeps reports that a subtree of aggregate a that holds an entity of
+// aggregate x still has aggregate a without it: x attains none of a's
+// extremes (each a minimum or a maximum, so another entity does).
+func keeps(a, x agg) bool {
+	return x.minV != a.minV && x.minSlice != a.minSlice && x.maxSlice != a.maxSlice
+}
+
+// len, aggregate and leftmost are field reads: insert keeps the count,
+// the tree's aggregate and the leftmost entity current even while an
+// insertion is pending.
+func (t *bTimeline) len() int               { return t.count }
+func (t *bTimeline) aggregate() (agg, bool) { return t.agg, t.count > 0 }
+func (t *bTimeline) leftmost() *SchedEntity { return t.first }
+
+// insert adds se, which must not be in a timeline, after every entity
+// whose deadline is not later than its own.
+//
+// Into a tree that is a single leaf, the entity is placed lazily: insert
+// counts it, merges its aggregate into the tree's, makes it the leftmost
+// entity if its deadline is the earliest, and records it as pending; the
+// next operation that reads or changes the nodes places it first
+// (settle), except an erasure. In a context switch, put_prev_entity's
+// insertion of the previous entity is followed by set_next_entity's
+// erasure of the next one, with nothing reading the nodes in between: on
+// a queue of up to a leaf of entities, the erasure and the insertion then
+// become one replacement in the leaf (replace): entities shift once, and
+// the aggregate is updated once. (In a larger tree the two seldom fall in
+// one leaf, and the insertion is immediate.)
+func (t *bTimeline) insert(se *SchedEntity) {
+	if se.tlLeaf != nil || se == t.pending {
+		panic("eevdf: timeline insertion of an entity already in a timeline: " + se.name)
+	}
+	t.settle()
+	t.count++
+	if t.root != nil && !t.root.leaf {
+		t.place(se)
+		return
+	}
+	x := agg{se.vruntime, se.slice, se.slice}
+	if t.count == 1 {
+		t.agg = x
+	} else {
+		t.agg = entityAug{}.Merge(t.agg, x)
+	}
+	if t.first == nil || vBefore(se.deadline, t.first.deadline) {
+		t.first = se
+	}
+	t.pending = se
+}
+
+// settle places the pending insertion, if any, in the nodes.
+func (t *bTimeline) settle() {
+	if t.pending != nil {
+		t.placePending()
+	}
+}
+
+func (t *bTimeline) placePending() {
+	se := t.pending
+	t.pending = nil
+	t.place(se)
+}
+
+// place puts se, already counted (and, in a single leaf, already in the
+// tree's aggregate and leftmost entity), in the nodes. It descends to the leaf
+// where se belongs. A leaf with room takes it, and each aggregate above
+// becomes its merge with se's, up to the first one that does not change.
+// A full leaf splits first (splitLeaf), which may split the nodes above it
+// in turn (grow).
+func (t *bTimeline) place(se *SchedEntity) {
+	nd := t.root
+	if nd == nil {
+		l := t.free.newLeaf()
+		l.set(0, se)
+		l.n = 1
+		t.root, t.head, t.height = &l.tlNode, l, 1
+		return
+	}
+	dl := se.deadline
+	depth := 0
+	for !nd.leaf {
+		in := nd.asInner()
+		i := in.childFor(dl)
+		t.path[depth] = tlStep{in, i}
+		depth++
+		nd = in.kids[i]
+	}
+	l := nd.asLeaf()
+	x := agg{se.vruntime, se.slice, se.slice}
+	if l.n < leafMax {
+		if l.insertSorted(se) == 0 && l == t.head {
+			t.first = se
+		}
+		t.addAgg(depth, x)
+		return
+	}
+	t.splitLeaf(depth, l, l.upperFull(dl), se, x)
+}
+
+// addAgg merges x into the aggregates of t.path[:depth], from the deepest
+// up, and into the tree's, stopping at the first that does not change:
+// every aggregate above it already covers x.
+func (t *bTimeline) addAgg(depth int, x agg) {
+	for d := depth - 1; d >= 0; d-- {
+		in, i := t.path[d].n, t.path[d].i
+		v, lo, hi := in.minV[i], in.minS[i], in.maxS[i]
+		nv, nlo, nhi := minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
+		if nv == v && nlo == lo && nhi == hi {
+			return
+		}
+		in.minV[i], in.minS[i], in.maxS[i] = nv, nlo, nhi
+	}
+	t.agg = entityAug{}.Merge(t.agg, x)
+}
+
+// splitLeaf inserts se (aggregate x) at position i of the full leaf l,
+// reached through t.path[:depth], by splitting l: l keeps the lower
+// entities, a new right sibling r takes the others (whose handles move to
+// r), and r's first deadline separates them in the parent. Into the lower
+// half, se goes with an even split; into the upper half, the split is at
+// se's position (se first in r), as far as r's minimum allows, so that the
+// fewest entities move and l stays as full as it was. For leafMax = 8
+// (leafMin = 2), x going in at i = 2, then at i = 5:
+//
+//	+-----------------+             +-----------+   +---------+
+//	| a b c d e f g h |  + x   =>   | a b x c d |   | e f g h |
+//	+-----------------+             +-----------+ ^ +---------+
+//	                                       separator: e's deadline
+//
+//	+-----------------+             +-----------+   +---------+
+//	| a b c d e f g h |  + x   =>   | a b c d e |   | x f g h |
+//	+-----------------+             +-----------+ ^ +---------+
+//	                                       separator: x's deadline
+func (t *bTimeline) splitLeaf(depth int, l *tlLeaf, i int, se *SchedEntity, x agg) {
+	keep := (leafMax + 2) / 2
+	if i >= keep {
+		// se goes into the upper half: the split is at its position,
+		// as far as r's minimum allows.
+		keep = min(i, leafMax+1-leafMin)
+	}
+	r := t.free.newLeaf()
+	if i < keep {
+		moveLeaf(r, 0, l, keep-1, leafMax-keep+1)
+		l.n, r.n = int32(keep-1), int32(leafMax-keep+1)
+		l.insertAt(i, se)
+	} else {
+		moveLeaf(r, 0, l, keep, leafMax-keep)
+		l.n, r.n = int32(keep), int32(leafMax-keep)
+		r.insertAt(i-keep, se)
+	}
+	if l == t.head {
+		t.first = l.firstEntity()
+	}
+	t.grow(depth, &l.tlNode, l.fold(), &r.tlNode, r.fold(), r.firstDeadline(), x)
+}
+
+// grow puts right, the new right sibling of left (their aggregates la and
+// ra, separator sep between them), into the parent of left, which
+// t.path[:depth] leads to; a full parent splits in turn (splitInsert), and
+// a split root makes a new root above the two halves. x is the aggregate
+// of the inserted entity: above the last node that changed shape, the
+// aggregates only gain x.
+//
+//	                              +---------+
+//	+-----------+                 |   sep   |
+//	|   root    |     =>          +--/---\--+
+//	+-----------+                   /     \
+//	                             left     right
+func (t *bTimeline) grow(depth int, left *tlNode, la agg, right *tlNode, ra agg, sep uint64, x agg) {
+	for d := depth - 1; d >= 0; d-- {
+		p, pi := t.path[d].n, t.path[d].i
+		p.setAgg(pi, la)
+		if p.n < innerMax {
+			p.insertKid(pi+1, sep, right, ra)
+			t.addAgg(d, x)
+			return
+		}
+		pr := t.free.newInner()
+		sep = p.splitInsert(pi+1, sep, right, ra, pr)
+		left, right = &p.tlNode, &pr.tlNode
+		la, ra = p.fold(), pr.fold()
+	}
+	root := t.free.newInner()
+	root.n = 2
+	root.kids[0], root.kids[1] = left, right
+	root.setAgg(0, la)
+	root.setAgg(1, ra)
+	root.sep[0] = sep
+	left.parent, right.parent = root, root
+	t.root = &root.tlNode
+	t.height++
+	t.agg = entityAug{}.Merge(la, ra)
+}
+
+// splitInsert inserts child c (aggregate ca) at position k ≥ 1, with
+// separator s on its left, into the full interior node in, by splitting
+// it: in keeps the lower (innerMax+2)/2 children, r (empty) takes the
+// others, and the separator between the two halves is returned for the
+// parent. For innerMax = 4, c going in at k = 2:
+//
+//	  s0  s1  s2                     s0  s          s2
+//	K0  K1  K2  K3   + (s, c)  =>   K0  K1  c   ^   K2  K3
+//	                                         returned: s1
+func (in *tlInner) splitInsert(k int, s uint64, c *tlNode, ca agg, r *tlInner) uint64 {
+	const keep = (innerMax + 2) / 2
+	switch {
+	case k < keep:
+		// c lands in the lower half.
+		up := in.sep[keep-2]
+		moveKids(r, 0, in, keep-1, innerMax-keep+1)
+		copy(r.sep[:innerMax-keep], in.sep[keep-1:innerMax-1])
+		in.n, r.n = keep-1, innerMax-keep+1
+		in.insertKid(k, s, c, ca)
+		return up
+	case k == keep:
+		// c is the first child of the upper half; s goes up.
+		moveKids(r, 1, in, keep, innerMax-keep)
+		copy(r.sep[:innerMax-keep], in.sep[keep-1:innerMax-1])
+		r.kids[0] = c
+		r.setAgg(0, ca)
+		c.parent = r
+		in.n, r.n = keep, innerMax-keep+1
+		return s
+	default:
+		// c lands in the upper half.
+		up := in.sep[keep-1]
+		moveKids(r, 0, in, keep, innerMax-keep)
+		copy(r.sep[:innerMax-keep-1], in.sep[keep:innerMax-1])
+		in.n, r.n = keep, innerMax-keep
+		r.insertKid(k-keep, s, c, ca)
+		return up
+	}
+}
+
+// erase takes se, which must be in this tree (or pending), out of it.
+// After an insertion, it replaces rather than erases (see insert).
+func (t *bTimeline) erase(se *SchedEntity) {
+	if in := t.pending; in != nil {
+		t.pending = nil
+		if in == se {
+			t.unpend()
+		} else {
+			t.replace(se, in)
+		}
+		return
+	}
+	t.remove(se)
+}
+
+// unpend undoes the counting of a pending insertion erased before it was
+// placed (in an empty tree or a single leaf).
+func (t *bTimeline) unpend() {
+	t.count--
+	if t.root == nil {
+		t.agg, t.first = agg{}, nil
+		return
+	}
+	l := t.root.asLeaf()
+	t.agg, t.first = l.fold(), l.firstEntity()
+}
+
+// remove takes se out of the tree: from the leaf its handle names, then
+// up through the parents while the aggregates change or a node is left
+// short.
+func (t *bTimeline) remove(se *SchedEntity) {
+	l := se.tlLeaf
+	if l == nil {
+		panic("eevdf: timeline erasure of an entity not in a timeline: " + se.name)
+	}
+	i := l.indexOf(se)
+	x := l.agg(i)
+	l.removeAt(i)
+	t.count--
+	t.shrink(&l.tlNode, x)
+	if t.head == nil && t.root != nil {
+		t.head = t.leftmostLeaf()
+	}
+	if h := t.head; h != nil {
+		t.first = h.firstEntity()
+	} else {
+		t.first = nil
+	}
+}
+
+// replace takes out (in the tree) out and puts in (counted, not placed)
+// in, in a tree that is a single leaf: out leaves the leaf and in enters
+// it, each shifting its shorter side (for out, the first, none), and the
+// aggregate loses out's and gains in's in one update (swapAgg).
+func (t *bTimeline) replace(out, in *SchedEntity) {
+	l := out.tlLeaf
+	if l == nil {
+		panic("eevdf: timeline erasure of an entity not in a timeline: " + out.name)
+	}
+	if l.parent != nil {
+		panic("eevdf: timeline replacement in a tree of several levels")
+	}
+	t.count--
+	j := l.indexOf(out)
+	xo := l.agg(j)
+	l.removeAt(j)
+	l.insertSorted(in)
+	t.swapAgg(l, xo, agg{in.vruntime, in.slice, in.slice})
+	t.first = l.firstEntity()
+}
+
+// swapAgg brings the tree's aggregate up to date after its root leaf l
+// lost an entity of aggregate xo and gained one of xi, which insert
+// already merged: only the extremes xo attained are refolded.
+func (t *bTimeline) swapAgg(l *tlLeaf, xo, xi agg) {
+	if !keeps(t.agg, xo) {
+		t.agg = entityAug{}.Merge(l.without(t.agg, xo), xi)
+	}
+}
+
+// leftmostLeaf is the first leaf of a non-empty tree.
+func (t *bTimeline) leftmostLeaf() *tlLeaf {
+	nd := t.root
+	for !nd.leaf {
+		nd = nd.asInner().kids[0]
+	}
+	return nd.asLeaf()
+}
+
+// shrink restores occupancy and aggregates above nd, whose subtree lost
+// an entity of aggregate x. A node that keeps enough entries stops the
+// walk as soon as its aggregate in its parent survives the loss (keeps)
+// or comes out of a refold of the extremes x attained (without)
+// unchanged; a short one borrows from a sibling
+// or merges with one (refill), and its parent is looked at next.
+//
+// The leftmost leaf is exempt from the minimum: picks drain it from the
+// front, so refilling it from its sibling would only move entities (and
+// write their handles) for the next picks to take out again. It holds at
+// least one entity, and when its last one goes it leaves the tree, its
+// sibling becoming the leftmost leaf.
+func (t *bTimeline) shrink(nd *tlNode, x agg) {
+	head := &t.head.tlNode
+	for {
+		p := nd.parent
+		if p == nil {
+			t.shrinkRoot(nd, x)
+			return
+		}
+		switch {
+		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
+			i := p.indexOf(nd)
+			a := p.aggOf(i)
+			if keeps(a, x) {
+				return
+			}
+			na := withoutNode(nd, a, x)
+			if na == a {
+				return
+			}
+			p.setAgg(i, na)
+		case nd == head:
+			// The emptied leftmost leaf, child 0 of p.
+			p.removeKid(0)
+			t.free.free(nd, t.count)
+			t.head, head = nil, nil
+		default:
+			t.refill(p, p.indexOf(nd))
+		}
+		nd = &p.tlNode
+	}
+}
+
+// shrinkRoot finishes an erasure at the root nd: an emptied leaf empties
+// the tree, an interior root left with one child (its two children
+// merged) gives way to that child, and otherwise the tree's aggregate is
+// refolded unless it survives the loss of x.
+//
+//	    +---+
+//	    |   |              +-----------+
+//	    +-|-+      =>      |  a b c d  |
+//	      |                +-----------+
+//	+-----------+
+//	|  a b c d  |
+//	+-----------+
+func (t *bTimeline) shrinkRoot(nd *tlNode, x agg) {
+	switch {
+	case nd.n == 0:
+		t.free.free(nd, t.count)
+		t.root, t.head, t.height, t.agg = nil, nil, 0, agg{}
+	case !nd.leaf && nd.n == 1:
+		in := nd.asInner()
+		c := in.kids[0]
+		t.agg = in.aggOf(0)
+		c.parent = nil
+		in.kids[0], in.n = nil, 0
+		t.root = c
+		t.height--
+		t.free.free(nd, t.count)
+	case !keeps(t.agg, x):
+		t.agg = withoutNode(nd, t.agg, x)
+	}
+}
+
+// refill brings p's child i, one entry short, back to its minimum by
+// borrowing from a sibling that can lend (evening the two out: when the
+// front of a run queue drains, as picks make it, the leftmost leaf would
+// otherwise borrow again at every erasure) or by merging it into a
+// sibling. The aggregates of the children involved are refolded.
+func (t *bTimeline) refill(p *tlInner, i int) {
+	if p.kids[i].leaf {
+		t.refillLeaf(p, i)
+	} else {
+		t.refillInner(p, i)
+	}
+}
+
+// refillLeaf is refill for a leaf c = p.kids[i], which is not the
+// leftmost leaf (shrink exempts that one). A merge moves c's entities,
+// the fewer, into the sibling; c is freed.
+//
+// Borrowing k from the left sibling (the right one is the mirror image):
+//
+//	      +---+                      +---+
+//	      | s |                      | d |
+//	      +---+          =>          +---+
+//	+---------+   +---+     +-----+       +-------+
+//	| a b c d |   | e |     | a b |       | c d e |   (sep: c's deadline)
+//	+---------+   +---+     +-----+       +-------+
+//
+// Merging into the left sibling (for i = 0: into the right one):
+//
+//	   +---------+                +-------+
+//	   | s  t  u |                | s   u |
+//	   +---------+      =>        +-------+
+//	+-----+  +---+              +---------+
+//	| a b |  | c |              |  a b c  |
+//	+-----+  +---+              +---------+
+func (t *bTimeline) refillLeaf(p *tlInner, i int) {
+	c := p.kids[i].asLeaf()
+	if i > 0 {
+		if l := p.kids[i-1].asLeaf(); l.n > leafMin {
+			k := (l.count() - c.count() + 1) / 2
+			c.moveOff(-k)
+			moveLeaf(c, 0, l, l.count()-k, k)
+			l.n -= int32(k)
+			c.n += int32(k)
+			p.sep[i-1] = c.firstDeadline()
+			p.setAgg(i-1, l.fold())
+			p.setAgg(i, c.fold())
+			return
+		}
+	}
+	if i+1 < p.count() {
+		if r := p.kids[i+1].asLeaf(); r.n > leafMin {
+			k := (r.count() - c.count() + 1) / 2
+			moveLeaf(c, c.count(), r, 0, k)
+			r.moveOff(k)
+			r.n -= int32(k)
+			c.n += int32(k)
+			p.sep[i] = r.firstDeadline()
+			p.setAgg(i, c.fold())
+			p.setAgg(i+1, r.fold())
+			return
+		}
+	}
+	cn := c.count()
+	if i > 0 {
+		l := p.kids[i-1].asLeaf()
+		moveLeaf(l, l.count(), c, 0, cn)
+		l.n += int32(cn)
+		p.setAgg(i-1, l.fold())
+	} else {
+		r := p.kids[1].asLeaf()
+		r.moveOff(-cn)
+		moveLeaf(r, 0, c, 0, cn)
+		r.n += int32(cn)
+		p.setAgg(1, r.fold())
+	}
+	c.n = 0
+	p.removeKid(i)
+	t.free.free(&c.tlNode, t.count)
+}
+
+// refillInner is refill for an interior node c = p.kids[i]: children move
+// through the parent's separator, as in a B-tree's rotation.
+//
+// Borrowing k = 1 from the left sibling (children K, C; separators s, t):
+//
+//	               +---+                               +----+
+//	               | s |                               | t2 |
+//	               +---+                 =>            +----+
+//	+----------------------+ +----+       +----------------+ +---------+
+//	| K0 t0 K1 t1 K2 t2 K3 | | C0 |       | K0 t0 K1 t1 K2 | | K3 s C0 |
+//	+----------------------+ +----+       +----------------+ +---------+
+//
+// Merging into the left sibling, the separator coming down between them:
+//
+//	       +-------+                        +-----+
+//	       | r s u |                        | r u |
+//	       +-------+          =>            +-----+
+//	+----------+ +----+             +---------------+
+//	| K0 t0 K1 | | C0 |             | K0 t0 K1 s C0 |
+//	+----------+ +----+             +---------------+
+func (t *bTimeline) refillInner(p *tlInner, i int) {
+	c := p.kids[i].asInner()
+	if i > 0 {
+		if l := p.kids[i-1].asInner(); l.n > innerMin {
+			ln := l.count()
+			k := (ln - c.count() + 1) / 2
+			shiftKids(c, 0, k)
+			moveKids(c, 0, l, ln-k, k)
+			copy(c.sep[:k-1], l.sep[ln-k:ln-1])
+			c.sep[k-1] = p.sep[i-1]
+			p.sep[i-1] = l.sep[ln-k-1]
+			l.n -= int32(k)
+			c.n += int32(k)
+			p.setAgg(i-1, l.fold())
+			p.setAgg(i, c.fold())
+			return
+		}
+	}
+	if i+1 < p.count() {
+		if r := p.kids[i+1].asInner(); r.n > innerMin {
+			cn, rn := c.count(), r.count()
+			k := (rn - cn + 1) / 2
+			moveKids(c, cn, r, 0, k)
+			c.sep[cn-1] = p.sep[i]
+			copy(c.sep[cn:cn+k-1], r.sep[:k-1])
+			p.sep[i] = r.sep[k-1]
+			shiftKids(r, k, -k)
+			clear(r.kids[rn-k : rn])
+			r.n -= int32(k)
+			c.n += int32(k)
+			p.setAgg(i, c.fold())
+			p.setAgg(i+1, r.fold())
+			return
+		}
+	}
+	cn := c.count()
+	if i > 0 {
+		l := p.kids[i-1].asInner()
+		ln := l.count()
+		l.sep[ln-1] = p.sep[i-1]
+		copy(l.sep[ln:ln+cn-1], c.sep[:cn-1])
+		moveKids(l, ln, c, 0, cn)
+		l.n += int32(cn)
+		p.setAgg(i-1, l.fold())
+	} else {
+		r := p.kids[1].asInner()
+		shiftKids(r, 0, cn)
+		moveKids(r, 0, c, 0, cn)
+		copy(r.sep[:cn-1], c.sep[:cn-1])
+		r.sep[cn-1] = p.sep[0]
+		r.n += int32(cn)
+		p.setAgg(1, r.fold())
+	}
+	c.n = 0
+	p.removeKid(i)
+	t.free.free(&c.tlNode, t.count)
+}
+
+// findEligible is pick_eevdf's heap descent: the first entity in timeline
+// order whose vruntime is eligible under m, or nil. In each node it takes
+// the first child (or, in a leaf, entity) whose minimum vruntime is
+// eligible; eligibility being monotone in vruntime, that subtree holds the
+// answer. Every minimum it tests counts as visited.
+func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
+	t.settle()
+	nd := t.root
+	if nd == nil {
+		return nil
+	}
+	if !m.bounded {
+		return t.findEligibleTest(m)
+	}
+	zero, limit := m.test.zero, m.limit
+	for !nd.leaf {
+		in := nd.asInner()
+		i := firstEligible(in.minV[:in.n], zero, limit)
+		if i < 0 {
+			m.visited += in.count()
+			return nil
+		}
+		m.visited += i + 1
+		nd = in.kids[i]
+	}
+	l := nd.asLeaf()
+	for i := range l.count() {
+		if k := l.at(i); int64(l.v[k]-zero) <= limit {
+			m.visited += i + 1
+			return l.se[k]
+		}
+	}
+	m.visited += l.count()
+	return nil
+}
+
+// firstEligible returns the index of the first vruntime of vs whose key
+// is at most limit (the descent's bound ⌊avg/load⌋), or -1.
+func firstEligible(vs []uint64, zero uint64, limit int64) int {
+	for i, v := range vs {
+		if int64(v-zero) <= limit {
+			return i
+		}
+	}
+	return -1
+}
+
+// findEligibleTest is findEligible with eligibility tested through m, for
+// sums without a bound (no load).
+func (t *bTimeline) findEligibleTest(m *eligibleMatcher) *SchedEntity {
+	nd := t.root
+	for !nd.leaf {
+		in := nd.asInner()
+		i := 0
+		for i < in.count() && !m.MatchAgg(in.aggOf(i)) {
+			i++
+		}
+		if i == in.count() {
+			return nil
+		}
+		nd = in.kids[i]
+	}
+	l := nd.asLeaf()
+	for i := range l.count() {
+		m.visited++
+		if k := l.at(i); m.eligible(l.v[k]) {
+			return l.se[k]
+		}
+	}
+	return nil
+}
+
+// ascend calls fn on every entity in timeline order until fn returns
+// false. fn must not change the tree.
+func (t *bTimeline) ascend(fn func(*SchedEntity) bool) {
+	t.settle()
+	if t.root != nil {
+		ascendNode(t.root, fn)
+	}
+}
+
+func ascendNode(nd *tlNode, fn func(*SchedEntity) bool) bool {
+	if nd.leaf {
+		l := nd.asLeaf()
+		for i := range l.count() {
+			if !fn(l.se[l.at(i)]) {
+				return false
+			}
+		}
+		return true
+	}
+	in := nd.asInner()
+	for _, c := range in.kids[:in.n] {
+		if !ascendNode(c, fn) {
+			return false
+		}
+	}
+	return true
+}
+
+// tlFree keeps nodes that left a tree for reuse, linked through next: up
+// to max(tlMinFree, n/tlItemsPerFree) of each kind for a tree of n
+// entities, so that steady churn allocates nothing while a tree that
+// shrank lets its spares go, one for each node freed beyond the limit.
+type tlFree struct {
+	leaves, inners   *tlNode
+	nLeaves, nInners int
+}
+
+const (
+	tlMinFree      = 64
+	tlItemsPerFree = 64
+)
+
+// newLeaf returns an empty leaf, reused if one is free.
+func (f *tlFree) newLeaf() *tlLeaf {
+	if n := f.leaves; n != nil {
+		f.leaves, n.next = n.next, nil
+		f.nLeaves--
+		return n.asLeaf()
+	}
+	return &tlLeaf{tlNode: tlNode{leaf: true}}
+}
+
+// newInner returns an empty interior node, reused if one is free.
+func (f *tlFree) newInner() *tlInner {
+	if n := f.inners; n != nil {
+		f.inners, n.next = n.next, nil
+		f.nInners--
+		return n.asInner()
+	}
+	return &tlInner{}
+}
+
+// free takes n, empty and out of a tree of count entities, for reuse or
+// lets it go.
+func (f *tlFree) free(n *tlNode, count int) {
+	n.parent, n.n = nil, 0
+	head, c := &f.leaves, &f.nLeaves
+	if !n.leaf {
+		head, c = &f.inners, &f.nInners
+	}
+	limit := max(tlMinFree, count/tlItemsPerFree)
+	if *c < limit {
+		n.next, *head = *head, n
+		*c++
+		return
+	}
+	if *c > limit {
+		drop := *head
+		*head, drop.next = drop.next, nil
+		*c--
+	}
+}

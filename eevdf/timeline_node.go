@@ -1,0 +1,463 @@
+package eevdf
+
+import (
+	"slices"
+	"unsafe"
+)
+
+// The nodes of the B-tree timeline (timeline_btree.go) and the moves of
+// entities and children between them. Every function here keeps the two
+// pieces of state that point into nodes exact: an entity's handle
+// (tlLeaf: the leaf that holds it) and a node's parent pointer.
+
+const (
+	// leafMax is the most entities a leaf holds, leafMin the fewest a leaf
+	// other than the root and the leftmost holds. A full leaf taking one
+	// more entity splits into parts of at least leafMin; a leaf left with
+	// leafMin-1 and a sibling that cannot lend merge into at most
+	// 2·leafMin-1 ≤ leafMax.
+	//
+	// The minimum is a quarter, not a half, so that a split can be
+	// uneven: a run queue inserts near the end of the region of the
+	// timeline that entities of one slice and weight return to, and a
+	// split at the insertion point leaves the lower part full. With
+	// halves, leaves settled at 9 entities of 16 in BenchmarkPick; with
+	// quarters, at 12 (B/queued 74 -> 56).
+	leafMax = 16
+	leafMin = leafMax / 4
+	// innerMax and innerMin bound the children of an interior node other
+	// than the root (which has at least two), by the same arithmetic.
+	innerMax = 16
+	innerMin = innerMax / 2
+	// tlMaxHeight bounds the levels of a tree: a tree of height h holds at
+	// least 2·innerMin^(h-2)·leafMin entities (2^46 for h = 16 at the
+	// sizes above).
+	tlMaxHeight = 16
+)
+
+// Compile-time checks (a negative array length or a constant index out of
+// range does not compile): a node holds at least four entities or
+// children, so that a tree of tlMaxHeight levels holds at least 2^31
+// entities; a leaf's ring indexes reduce with a mask.
+var (
+	_ [leafMin - 4]struct{}
+	_ [innerMin - 4]struct{}
+	_ = [1]struct{}{}[leafMax&(leafMax-1)] // leafMax is a power of two (rings)
+)
+
+// tlNode is the header shared by leaves and interior nodes. Leaves and
+// interior nodes are allocated with their own sizes; the leaf flag tells
+// which one a *tlNode points to, and asLeaf or asInner recovers that type
+// (never a larger one than was allocated).
+type tlNode struct {
+	parent *tlInner // nil for the root and for free nodes
+	next   *tlNode  // free-list link; nil while in the tree
+	n      int32    // leaf: entities held; interior: children
+	leaf   bool
+}
+
+// tlLeaf holds up to leafMax entities in timeline order, as structure of
+// arrays: a search for an insertion position reads dl alone (two cache
+// lines), the eligibility scan v alone, a refold v and slice. None of them
+// loads an entity.
+//
+// The arrays are rings: logical position i is slot (off+i) mod leafMax.
+// Taking out the first entity, what nearly every pick does, is then an
+// increment of off, and an insertion or an erasure shifts the shorter side
+// of its position; entities move to the front or the back of a sibling
+// without shifting it. Slots outside the n in use hold stale keys and nil
+// entity pointers.
+//
+//	        off
+//	         v
+//	dl    [ ..  d0  d1  d2  d3 ... ]   deadlines, non-decreasing (signed)
+//	v     [ ..  v0  v1  v2  v3 ... ]   vruntimes
+//	slice [ ..  s0  s1  s2  s3 ... ]   slices
+//	se    [ nil e0  e1  e2  e3 ... ]   the entities; ei.tlLeaf is the leaf
+type tlLeaf struct {
+	tlNode
+	off   uint32 // the slot of the first entity
+	dl    [leafMax]uint64
+	v     [leafMax]uint64
+	slice [leafMax]uint64
+	se    [leafMax]*SchedEntity
+}
+
+// tlInner is an interior node of n children. sep[j] separates kids[j] and
+// kids[j+1]: every deadline below kids[j] is at or before it, every one
+// below kids[j+1] at or after it. Beside each child its subtree's
+// aggregate, as three arrays, so that the eligibility descent reads minV
+// alone and tests a child without loading it.
+//
+//	         sep[0]      sep[1]            sep[n-2]
+//	kids[0]        kids[1]      kids[2] ...        kids[n-1]
+//	minV[0]        minV[1]      minV[2]            minV[n-1]
+//	minS[0]/maxS[0] ...
+//
+// A separator is the first deadline of its right subtree when it is set
+// (split, borrow); removals may leave it older than that, still a bound.
+type tlInner struct {
+	tlNode
+	sep  [innerMax]uint64 // the last slot is never used
+	minV [innerMax]uint64
+	minS [innerMax]uint64
+	maxS [innerMax]uint64
+	kids [innerMax]*tlNode
+}
+
+// asLeaf returns the leaf view of n, which must have been allocated as a
+// tlLeaf (n.leaf).
+func (n *tlNode) asLeaf() *tlLeaf { return (*tlLeaf)(unsafe.Pointer(n)) }
+
+// asInner returns the interior view of n, which must have been allocated
+// as a tlInner (!n.leaf).
+func (n *tlNode) asInner() *tlInner { return (*tlInner)(unsafe.Pointer(n)) }
+
+// count returns the items (leaf) or children (interior) of n.
+func (n *tlNode) count() int { return int(n.n) }
+
+// minCount is the fewest items or children n may hold when it is not the
+// root.
+func (n *tlNode) minCount() int {
+	if n.leaf {
+		return leafMin
+	}
+	return innerMin
+}
+
+// at returns the slot of logical position i.
+func (l *tlLeaf) at(i int) uint { return (uint(l.off) + uint(i)) % leafMax }
+
+// upperFull returns the position in the full leaf after every entity
+// whose deadline is not later than dl, in the signed order: every slot of
+// a full ring is in use, so the count runs over the whole array whatever
+// the offset. (A leaf with room is searched by insertSorted.)
+func (l *tlLeaf) upperFull(dl uint64) int { return leafMax - countAfter(l.dl[:], dl) }
+
+// upperSep returns the number of the first n separators of an interior
+// node at or before dl: the child an entity of deadline dl goes into.
+func upperSep(ds *[innerMax]uint64, n int, dl uint64) int { return n - countAfter(ds[:n], dl) }
+
+// countAfter returns the number of deadlines of ds later than dl, in the
+// signed order. It counts the sign bits of the differences, four at a
+// time: no branch depends on the data, and no load waits for a
+// comparison, so that a node not in the cache costs one round of misses.
+// (A bisection chains its loads, each waiting for the comparison before
+// it; a search by quarters, two rounds, executed as many instructions for
+// a node of 16 and measured no faster.)
+func countAfter(ds []uint64, dl uint64) int {
+	c := uint64(0)
+	for len(ds) >= 4 {
+		// 1 iff int64(dl−d) < 0, for each.
+		c += (dl-ds[0])>>63 + (dl-ds[1])>>63 + (dl-ds[2])>>63 + (dl-ds[3])>>63
+		ds = ds[4:]
+	}
+	for _, d := range ds {
+		c += (dl - d) >> 63
+	}
+	return int(c)
+}
+
+// agg returns the aggregate of the entity at position i.
+func (l *tlLeaf) agg(i int) agg {
+	k := l.at(i)
+	return agg{l.v[k], l.slice[k], l.slice[k]}
+}
+
+// fold is the aggregate of a non-empty leaf: min_vruntime_update over its
+// entities.
+func (l *tlLeaf) fold() agg {
+	k := l.at(0)
+	a := agg{l.v[k], l.slice[k], l.slice[k]}
+	for i := 1; i < l.count(); i++ {
+		k := l.at(i)
+		a.minV = minVruntime(a.minV, l.v[k])
+		a.minSlice = min(a.minSlice, l.slice[k])
+		a.maxSlice = max(a.maxSlice, l.slice[k])
+	}
+	return a
+}
+
+// without returns the aggregate of the non-empty leaf, whose aggregate
+// was a while it also held an entity of aggregate x that has left it.
+// Only the extremes x attained are recomputed, and a slice extreme that
+// another entity shares is kept without looking further: queues usually
+// have a few distinct slices, often one.
+func (l *tlLeaf) without(a, x agg) agg {
+	n := l.count()
+	if n <= 2 {
+		return l.fold() // cheaper than looking
+	}
+	if x.minV == a.minV {
+		a.minV = l.v[l.at(0)]
+		for i := 1; i < n; i++ {
+			a.minV = minVruntime(a.minV, l.v[l.at(i)])
+		}
+	}
+	if s := x.minSlice; s == a.minSlice || s == a.maxSlice {
+		for i := range n {
+			if l.slice[l.at(i)] == s {
+				return a
+			}
+		}
+		k := l.at(0)
+		a.minSlice, a.maxSlice = l.slice[k], l.slice[k]
+		for i := 1; i < n; i++ {
+			k := l.at(i)
+			a.minSlice = min(a.minSlice, l.slice[k])
+			a.maxSlice = max(a.maxSlice, l.slice[k])
+		}
+	}
+	return a
+}
+
+// firstDeadline is the deadline at position 0 of a non-empty leaf.
+func (l *tlLeaf) firstDeadline() uint64 { return l.dl[l.off%leafMax] }
+
+// firstEntity is the entity at position 0, nil for an empty leaf.
+func (l *tlLeaf) firstEntity() *SchedEntity { return l.se[l.off%leafMax] }
+
+// set puts se at position i (its handle included) without shifting.
+func (l *tlLeaf) set(i int, se *SchedEntity) {
+	k := l.at(i)
+	l.dl[k], l.v[k], l.slice[k], l.se[k] = se.deadline, se.vruntime, se.slice, se
+	se.tlLeaf = l
+}
+
+// slide moves the entity in slot s to slot d, within the leaf.
+func (l *tlLeaf) slide(d, s uint) {
+	d, s = d%leafMax, s%leafMax
+	l.dl[d], l.v[d], l.slice[d], l.se[d] = l.dl[s], l.v[s], l.slice[s], l.se[s]
+}
+
+// insertAt puts se at position i, shifting the entities before i one slot
+// back or those from i one slot on, whichever are fewer. The leaf must not
+// be full (so that the ring has a free slot on either side). Entities that
+// shift stay in the leaf: their handles are unchanged.
+//
+// The shifts are loops rather than copy: a shift moves a few words in
+// each of four arrays, and four calls of memmove (one with write
+// barriers) cost more than the moves.
+func (l *tlLeaf) insertAt(i int, se *SchedEntity) {
+	n, o := uint(l.n), uint(l.off)
+	if u := uint(i); u < n-u {
+		for j := uint(0); j < u; j++ {
+			l.slide(o+j-1, o+j)
+		}
+		l.off = uint32((o - 1) % leafMax)
+	} else {
+		for j := n; j > u; j-- {
+			l.slide(o+j, o+j-1)
+		}
+	}
+	l.set(i, se)
+	l.n++
+}
+
+// insertSorted puts se into the leaf, which must not be full, after every
+// entity whose deadline is not later than its own, and returns its
+// position. The search and the shift are one pass, from the end of the
+// leaf that se is nearer (its deadline is compared with the middle one):
+// each entity on that side is compared, and moved one slot, until se's
+// place is found, as in an insertion sort; the pass moves what insertAt
+// would move.
+func (l *tlLeaf) insertSorted(se *SchedEntity) int {
+	n, o, dl := uint(l.n), uint(l.off), se.deadline
+	mid := n / 2
+	if n == 0 || int64(dl-l.dl[(o+mid)%leafMax]) >= 0 {
+		// After the middle entity: move the later ones one slot on.
+		j := n
+		for j > mid+1 && int64(dl-l.dl[(o+j-1)%leafMax]) < 0 {
+			l.slide(o+j, o+j-1)
+			j--
+		}
+		l.set(int(j), se)
+		l.n++
+		return int(j)
+	}
+	// Before the middle entity: move the ones at or before se one slot
+	// back.
+	j := uint(0)
+	for j < mid && int64(dl-l.dl[(o+j)%leafMax]) >= 0 {
+		l.slide(o+j-1, o+j)
+		j++
+	}
+	l.off = uint32((o - 1) % leafMax)
+	l.set(int(j), se)
+	l.n++
+	return int(j)
+}
+
+// removeAt takes out the entity at position i, shifting the entities
+// before it one slot on or those after it one slot back, whichever are
+// fewer, and clears its handle. Taking out the first entity moves none.
+func (l *tlLeaf) removeAt(i int) {
+	n, o, u := uint(l.n), uint(l.off), uint(i)
+	l.se[(o+u)%leafMax].tlLeaf = nil
+	if u < n-1-u {
+		for j := u; j > 0; j-- {
+			l.slide(o+j, o+j-1)
+		}
+		l.se[o%leafMax] = nil
+		l.off = uint32((o + 1) % leafMax)
+	} else {
+		for j := u; j < n-1; j++ {
+			l.slide(o+j, o+j+1)
+		}
+		l.se[(o+n-1)%leafMax] = nil
+	}
+	l.n--
+}
+
+// indexOf returns the position of se, which the leaf holds.
+func (l *tlLeaf) indexOf(se *SchedEntity) int {
+	for i := range l.count() {
+		if l.se[l.at(i)] == se {
+			return i
+		}
+	}
+	panic("eevdf: timeline handle points to a leaf without the entity")
+}
+
+// moveLeaf moves the k entities at positions from..from+k-1 of src to
+// positions to..to+k-1 of dst (another leaf), making dst their handle, and
+// clears their slots in src. Counts and offsets are the caller's: to move
+// entities to the front of dst, the caller lowers dst.off first.
+func moveLeaf(dst *tlLeaf, to int, src *tlLeaf, from, k int) {
+	for j := range k {
+		d, s := dst.at(to+j), src.at(from+j)
+		se := src.se[s]
+		dst.dl[d], dst.v[d], dst.slice[d], dst.se[d] = src.dl[s], src.v[s], src.slice[s], se
+		src.se[s] = nil
+		se.tlLeaf = dst
+	}
+}
+
+// moveOff adds d (which may be negative) to the leaf's offset: the first
+// position moves d slots on.
+func (l *tlLeaf) moveOff(d int) { l.off = uint32((uint(l.off) + uint(d)) % leafMax) }
+
+// aggOf returns the aggregate of the subtree kids[i].
+func (in *tlInner) aggOf(i int) agg { return agg{in.minV[i], in.minS[i], in.maxS[i]} }
+
+// setAgg stores the aggregate of the subtree kids[i].
+func (in *tlInner) setAgg(i int, a agg) {
+	in.minV[i], in.minS[i], in.maxS[i] = a.minV, a.minSlice, a.maxSlice
+}
+
+// fold is the aggregate of the interior node's subtree, from its
+// children's.
+func (in *tlInner) fold() agg {
+	n := in.count()
+	a := agg{in.minV[0], in.minS[0], in.maxS[0]}
+	for i := 1; i < n; i++ {
+		a.minV = minVruntime(a.minV, in.minV[i])
+		a.minSlice = min(a.minSlice, in.minS[i])
+		a.maxSlice = max(a.maxSlice, in.maxS[i])
+	}
+	return a
+}
+
+// without is tlLeaf.without for an interior node whose subtree lost an
+// entity of aggregate x, its children's aggregates being up to date.
+func (in *tlInner) without(a, x agg) agg {
+	n := in.count()
+	if x.minV == a.minV {
+		a.minV = in.minV[0]
+		for _, v := range in.minV[1:n] {
+			a.minV = minVruntime(a.minV, v)
+		}
+	}
+	if x.minSlice == a.minSlice && !slices.Contains(in.minS[:n], a.minSlice) {
+		a.minSlice = slices.Min(in.minS[:n])
+	}
+	if x.maxSlice == a.maxSlice && !slices.Contains(in.maxS[:n], a.maxSlice) {
+		a.maxSlice = slices.Max(in.maxS[:n])
+	}
+	return a
+}
+
+// withoutNode is without for a non-empty node of either kind.
+func withoutNode(n *tlNode, a, x agg) agg {
+	if n.leaf {
+		return n.asLeaf().without(a, x)
+	}
+	return n.asInner().without(a, x)
+}
+
+// childFor returns the child whose subtree an entity of deadline dl goes
+// into: after every separator at or before dl, so that an insertion goes
+// after the entities with its deadline, as the kernel's tree puts an equal
+// key to the right.
+func (in *tlInner) childFor(dl uint64) int { return upperSep(&in.sep, in.count()-1, dl) }
+
+// indexOf returns the position of the child c.
+func (in *tlInner) indexOf(c *tlNode) int {
+	for i, x := range in.kids[:in.n] {
+		if x == c {
+			return i
+		}
+	}
+	panic("eevdf: timeline node is not among its parent's children")
+}
+
+// insertKid puts child c (subtree aggregate ca) at position i ≥ 1, with
+// separator s between kids[i-1] and c, shifting what follows one slot
+// right. The node must not be full.
+//
+//	before:   s0    s1              after:   s0    s      s1
+//	        K0   K1    K2                  K0   K1    c      K2
+func (in *tlInner) insertKid(i int, s uint64, c *tlNode, ca agg) {
+	n := in.count()
+	copy(in.sep[i:n], in.sep[i-1:n-1])
+	copy(in.minV[i+1:n+1], in.minV[i:n])
+	copy(in.minS[i+1:n+1], in.minS[i:n])
+	copy(in.maxS[i+1:n+1], in.maxS[i:n])
+	copy(in.kids[i+1:n+1], in.kids[i:n])
+	in.sep[i-1] = s
+	in.kids[i] = c
+	in.setAgg(i, ca)
+	c.parent = in
+	in.n++
+}
+
+// removeKid takes out child i and one separator next to it: the one on
+// its left (sep[i-1]), or for i = 0 the one on its right (sep[0]).
+func (in *tlInner) removeKid(i int) {
+	n := in.count()
+	s := max(i-1, 0)
+	copy(in.sep[s:n-2], in.sep[s+1:n-1])
+	copy(in.minV[i:n-1], in.minV[i+1:n])
+	copy(in.minS[i:n-1], in.minS[i+1:n])
+	copy(in.maxS[i:n-1], in.maxS[i+1:n])
+	copy(in.kids[i:n-1], in.kids[i+1:n])
+	in.kids[n-1] = nil
+	in.n--
+}
+
+// moveKids moves the k children src[from:from+k] (with their aggregates)
+// to dst[to:to+k], making dst their parent, and clears the vacated child
+// slots of src. Separators and counts are the caller's.
+func moveKids(dst *tlInner, to int, src *tlInner, from, k int) {
+	copy(dst.minV[to:to+k], src.minV[from:from+k])
+	copy(dst.minS[to:to+k], src.minS[from:from+k])
+	copy(dst.maxS[to:to+k], src.maxS[from:from+k])
+	copy(dst.kids[to:to+k], src.kids[from:from+k])
+	clear(src.kids[from : from+k])
+	for _, c := range dst.kids[to : to+k] {
+		c.parent = dst
+	}
+}
+
+// shiftKids moves the children in[from:n] and the separators
+// sep[from:n-1] by d slots (d may be negative), within the node.
+func shiftKids(in *tlInner, from, d int) {
+	n := in.count()
+	if from < n-1 {
+		copy(in.sep[from+d:n-1+d], in.sep[from:n-1])
+	}
+	copy(in.minV[from+d:n+d], in.minV[from:n])
+	copy(in.minS[from+d:n+d], in.minS[from:n])
+	copy(in.maxS[from+d:n+d], in.maxS[from:n])
+	copy(in.kids[from+d:n+d], in.kids[from:n])
+}
