@@ -8,10 +8,15 @@
 // The packages, from the bottom up:
 //
 //   - features: the fair class's feature toggles and the seed-patch toggles;
-//   - rbtree, btree: the augmented timeline structures;
-//   - eevdf: SchedEntity, CfsRq and the fair-class operations;
+//   - rbtree, btree: generic augmented trees (the red-black one is the
+//     kernel's timeline structure);
+//   - pelt: the kernel's per-entity load tracking arithmetic;
+//   - eevdf: SchedEntity, CfsRq and the fair-class operations, task groups,
+//     PELT signals, and the timeline's own B+-tree;
+//   - topology: machines and the scheduling domains the kernel builds;
+//   - smp: the fair class across CPUs — placement, migration, balancing;
 //   - scenario: the scenario language, its replay and its output;
-//   - sim: the simulator and its workloads.
+//   - sim: the simulator and its workloads, driving smp.
 //
 // This root package holds no code; its tests benchmark the pick path of
 // every timeline against naive baselines.

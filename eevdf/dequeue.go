@@ -92,7 +92,8 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 
 	// The kernel makes the deadline relative and then removes se from the
 	// timeline; the order is reversed here, with the same result, because
-	// the B-tree finds an entity by its (deadline, insertion) key.
+	// the B-tree timeline keeps a copy of each queued entity's deadline,
+	// which must not change while the entity is in it.
 	if se != rq.curr {
 		rq.dequeueEntity(se)
 	}

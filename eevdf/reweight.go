@@ -36,8 +36,8 @@ func (rq *CfsRq) reweightEevdf(se *SchedEntity, newW uint64, onRq bool) {
 		v = rq.avgVruntime()
 		se.vlag = rq.entityLag(se, v)
 		// The kernel leaves the timeline after making the deadline
-		// relative; leaving first gives the same result and lets the
-		// B-tree find se by its key.
+		// relative; leaving first gives the same result, and the B-tree
+		// timeline's copy of the deadline stays that of a queued entity.
 		if !isCurr {
 			rq.dequeueEntity(se)
 		}
