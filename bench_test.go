@@ -452,3 +452,58 @@ func memoryOf(b *testing.B, bk eevdf.Backend, n int) (perEntity, perQueued float
 	runtime.KeepAlive(rq)
 	return float64(h1-h0) / float64(n), float64(h2-h1) / float64(n)
 }
+
+// BenchmarkSignals is BenchmarkPick's steady state (B-tree) on a flat
+// runqueue, on one that keeps PELT signals, and on one with two task
+// groups (half the entities in each, which implies PELT): what the signals
+// and the hierarchy cost a pick, and that a runqueue without them pays
+// nothing for their existence.
+func BenchmarkSignals(b *testing.B) {
+	for _, mode := range []string{"flat", "pelt", "groups"} {
+		for _, n := range []int{16, 1024} {
+			b.Run(fmt.Sprintf("%s/n=%d", mode, n), func(b *testing.B) {
+				var opts []eevdf.Option
+				var groups []*eevdf.TaskGroup
+				switch mode {
+				case "pelt":
+					opts = append(opts, eevdf.WithPELT(true))
+				case "groups":
+					h := eevdf.NewHierarchy()
+					for _, name := range []string{"a", "b"} {
+						g, err := h.NewGroup(name, nil)
+						if err != nil {
+							b.Fatal(err)
+						}
+						groups = append(groups, g)
+					}
+					opts = append(opts, eevdf.WithHierarchy(h))
+				}
+				rq, err := eevdf.NewCfsRq(opts...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				nices, slices := entityMix(n)
+				for i := 0; i < n; i++ {
+					eo := []eevdf.EntityOption{eevdf.WithNice(nices[i]), eevdf.WithSlice(slices[i])}
+					if groups != nil {
+						eo = append(eo, eevdf.WithGroup(groups[i%2]))
+					}
+					se, err := eevdf.NewEntity(fmt.Sprint(i), eo...)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if err := rq.Enqueue(se, eevdf.EnqueueInitial); err != nil {
+						b.Fatal(err)
+					}
+				}
+				now := uint64(1_000_000) // PELT: a clock of 0 reads as never updated
+				rq.SetClock(now)
+				rq.PickNext()
+				runSlices(rq, &now, 4*n+1000)
+				b.ReportAllocs()
+				b.ResetTimer()
+				runSlices(rq, &now, b.N)
+			})
+		}
+	}
+}
