@@ -26,9 +26,10 @@ type Feature uint8
 
 // The fair-class features of kernel/sched/features.h, in file order, then
 // the toggles of the seed patches. The comment on each states what the
-// fairclass model does with it; features that only matter for load
-// balancing, PELT or other classes are accepted and reported but have no
-// effect on a single runqueue.
+// fairclass model does with it and where: package eevdf (one runqueue and
+// its PELT signals) or package smp (placement and load balancing across
+// CPUs). Features of other classes, or of mechanisms the model does not
+// have, are accepted and reported and marked "(no effect here)".
 const (
 	// PlaceLag restores a waking entity's saved lag, inflated so that it
 	// still holds after the entity joined (place_entity).
@@ -46,7 +47,8 @@ const (
 	NextBuddy
 	// PickBuddy lets the pick return an eligible next buddy first.
 	PickBuddy
-	// CacheHotBuddy treats the buddy as cache-hot in load balancing (no effect here).
+	// CacheHotBuddy makes load balancing treat the source CPU's next buddy
+	// as cache-hot while the destination has tasks (smp, taskHot).
 	CacheHotBuddy
 	// DelayDequeue keeps an ineligible sleeper queued until its lag is spent.
 	DelayDequeue
@@ -64,9 +66,13 @@ const (
 	HRTickDL
 	// NonTaskCapacity subtracts IRQ and steal time from capacity (no effect here).
 	NonTaskCapacity
-	// TTWUQueue queues remote wakeups (no effect here).
+	// TTWUQueue queues remote wakeups (no effect here: smp activates a
+	// woken task on its CPU at once).
 	TTWUQueue
-	// SISUtil limits the idle-CPU scan (no effect here).
+	// SISUtil bounds the idle-CPU scan of a wakeup to the LLC's
+	// nr_idle_scan CPUs (smp, selectIdleCPU), which periodic balancing of
+	// the LLC domain recomputes from its utilisation (smp,
+	// updateIdleCPUScan).
 	SISUtil
 	// WarnDoubleClock warns on a double clock update (no effect here).
 	WarnDoubleClock
@@ -74,23 +80,38 @@ const (
 	RTPushIPI
 	// RTRuntimeShare lets RT runqueues borrow bandwidth (no effect here).
 	RTRuntimeShare
-	// LBMin makes load balancing skip tiny loads (no effect here).
+	// LBMin makes load balancing by load (migrate_load) leave tasks of
+	// load below 16 where they are until the domain has failed once (smp,
+	// detachTasks; off by default).
 	LBMin
-	// AttachAgeLoad ages PELT at attach (no effect here).
+	// AttachAgeLoad ages a task's or group entity's PELT signals before
+	// attaching them to a queue after a change of group (eevdf,
+	// attachAgeFlags); without it the attach skips the aging.
 	AttachAgeLoad
-	// WAIdle is a wake-affine heuristic (no effect here).
+	// WAIdle lets wake_affine choose between the waking and the previous
+	// CPU by which of them is idle, and by a sync wakeup from a waker alone
+	// on its CPU (smp, wakeAffine and wakeAffineIdle).
 	WAIdle
-	// WAWeight is a wake-affine heuristic (no effect here).
+	// WAWeight lets wake_affine, when the idle test has no opinion, choose
+	// the waking CPU if its load with the wakee is below the previous CPU's
+	// without it (smp, wakeAffine and wakeAffineWeight).
 	WAWeight
-	// WABias is a wake-affine heuristic (no effect here).
+	// WABias weights wake_affine_weight's comparison towards the previous
+	// CPU by half the domain's imbalance margin (smp, wakeAffineLoads).
 	WABias
-	// UtilEst enables utilisation estimation (no effect here).
+	// UtilEst keeps the utilisation estimates: each task's util_est is
+	// updated at sleep and summed into its runqueue's (eevdf, PELT
+	// updates and util_est enqueue/dequeue), and the CPU utilisation
+	// placement and balancing read is at least that estimate (smp,
+	// cpuUtil).
 	UtilEst
 	// LatencyWarn warns when need-resched stays set too long (no effect here).
 	LatencyWarn
-	// NIRandom gates newidle balancing by its success ratio (no effect here).
+	// NIRandom makes newly idle balancing skip a domain at random, more
+	// often the lower the domain's success ratio (smp, newidleWalk).
 	NIRandom
-	// NIRate gates newidle balancing by its rate (no effect here).
+	// NIRate adds to a domain's newly idle success ratio one per 2^22 ns
+	// since the ratio was last recomputed (smp, updateNewidleStats).
 	NIRate
 
 	// DelayLagFloor (seed 000, merged in v7.1): an entity leaving the delayed
