@@ -37,8 +37,13 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	var cfgs []sim.Config
 	for _, seed := range o.seedList() {
 		for _, v := range yieldVariants {
-			cfgs = append(cfgs, one.config(seed, total, parse(v.tokens),
-				sim.YieldLoop(yieldFor, sim.TaskOptions{}), sim.Stress(1, sim.TaskOptions{})))
+			cfg := one.config(seed, total, parse(v.tokens),
+				sim.YieldLoop(yieldFor, sim.TaskOptions{}), sim.Stress(1, sim.TaskOptions{}))
+			// The CPU-share plot of --out reads these samples; taking
+			// them changes nothing else in the run, and every run takes
+			// them, so that --out does not change what is simulated.
+			cfg.ShareInterval = shareInterval
+			cfgs = append(cfgs, cfg)
 		}
 		for _, v := range coreVariants {
 			cfg := pair.config(seed, total, parse(v.tokens),
@@ -128,6 +133,10 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	}
 	return []*figure{starve, slice, core}, nil
 }
+
+// shareInterval is the sampling interval of the CPU-share plot: 300
+// samples of two tasks over the thread's 30 s.
+const shareInterval = 100 * time.Millisecond
 
 func secs(ns uint64) string { return fmt.Sprintf("%.2f s", float64(ns)/1e9) }
 
