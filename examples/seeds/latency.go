@@ -28,11 +28,13 @@ type latencyColumn struct {
 	slug    string        // file name stem for --out
 }
 
+// latencyMachine is the threads' Snapdragon RB5, or with --quick its
+// smaller stand-in.
 func latencyMachine(o options) machine {
 	if o.quick {
-		return machine{cpus: 2, switchCost: switchCost}
+		return rb5Quick
 	}
-	return machine{cpus: 8, switchCost: switchCost} // the threads' Snapdragon RB5 has 8 CPUs
+	return rb5
 }
 
 // runLatency simulates every column in every seed and prints the table of
@@ -59,7 +61,7 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 			return nil, err
 		}
 	}
-	fmt.Fprintf(w, "machine: %s; %v simulated\n", m, d)
+	io.WriteString(w, m.describe(d))
 	fmt.Fprintf(w, "workload: hackbench -T -p -l 16000000 -g 2 & cyclictest -t 1 -i 2777 --policy=fair\n")
 	fmt.Fprintf(w, "the table is simulation seed %d's; the verdicts below are over %s\n\n", o.seed, o.seedsText())
 	var table []sim.LatencyColumn

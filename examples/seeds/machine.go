@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/schedmodel/fairclass/features"
@@ -11,9 +13,20 @@ import (
 	"github.com/schedmodel/fairclass/topology"
 )
 
-// machine is the simulated computer of an experiment.
+// machine is the simulated computer of an experiment: the thread's own
+// machine as far as its text describes it, with what the description
+// leaves out or the simulator cannot model stated in the output.
 type machine struct {
-	cpus int
+	// topo is the machine whose scheduling domains the simulator builds.
+	topo topology.Machine
+	// source says what the machine stands for and where that comes from:
+	// the thread's words, or that it is an assumption.
+	source string
+	// unmodelled is what of the thread's machine the simulation lacks;
+	// empty if nothing is known to be missing.
+	unmodelled string
+	// corePairs are the SMT siblings run under core scheduling.
+	corePairs [][2]int
 	// switchCost is the CPU time of a context switch. The same 2 µs is used
 	// by every experiment, baseline and patch alike: a typical cost of a
 	// switch on the arm64 and x86 machines the threads measured on.
@@ -22,6 +35,70 @@ type machine struct {
 
 const switchCost = 2 * time.Microsecond
 
+// oneLLC is n single-thread cores sharing one last-level cache.
+func oneLLC(n int) topology.Machine {
+	return topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: n, ThreadsPerCore: 1}
+}
+
+// The machines of the experiments.
+var (
+	// rb5 is the Qualcomm Robotics RB5 of seeds 000 and 002 ("Test on
+	// snapdragon rb5" in both threads): a QRB5165 (Snapdragon 865), eight
+	// Kryo 585 CPUs in one DynamIQ cluster sharing its L3, one thread per
+	// core, so one LLC of eight single-thread cores and one MC domain. The
+	// threads' tables agree on the count: their default slice, 2.8 ms,
+	// is the kernel's for eight or more CPUs. The cores are of two kinds,
+	// which the kernel sees as CPU capacities (SD_ASYM_CPUCAPACITY,
+	// capacity-aware wakeup placement, misfit migration); the simulator
+	// gives every CPU the same capacity.
+	rb5 = machine{
+		topo:       oneLLC(8),
+		source:     "the threads' Snapdragon RB5 (QRB5165): one cluster of 8 cores sharing its L3, no SMT",
+		unmodelled: "its big.LITTLE capacities (4 Cortex-A77, 4 Cortex-A55): every CPU here has capacity 1024",
+		switchCost: switchCost,
+	}
+	// rb5Quick stands in for rb5 in --quick runs: the same workload on
+	// fewer CPUs simulates several times faster.
+	rb5Quick = machine{
+		topo:       oneLLC(2),
+		source:     "--quick: 2 CPUs standing in for the threads' 8-CPU Snapdragon RB5, to keep the run short",
+		switchCost: switchCost,
+	}
+	// assumed8 is seed 003's machine. The thread gives hackbench times
+	// only and names no machine: eight CPUs in one LLC is an assumption.
+	assumed8 = machine{
+		topo:       oneLLC(8),
+		source:     "an assumption: the thread names no machine",
+		switchCost: switchCost,
+	}
+	// pinnedCPU is seed 004's yield experiment: "taskset -c 1 yield_loop &
+	// taskset -c 1 stress --cpu 1" pins both tasks to CPU 1 of a machine
+	// the thread does not name, so no other CPU can run either of them,
+	// and one CPU is the part of the machine that schedules them. What the
+	// other CPUs change is the base slice, which the kernel scales by the
+	// number of online CPUs.
+	pinnedCPU = machine{
+		topo:       oneLLC(1),
+		source:     "CPU 1 of the thread's unnamed machine, where taskset -c 1 pins both tasks",
+		unmodelled: "its other CPUs (neither task may use them); the base slice, which the kernel scales with the CPU count, is one CPU's here",
+		switchCost: switchCost,
+	}
+	// smtPair is seed 004's core-scheduling experiment: both programs run
+	// under "taskset -c 0,1", and the thread's argument — "the core
+	// scheduler picks the best task across the SMT mask, and then the
+	// siblings run a matching task no matter what" — needs CPUs 0 and 1
+	// to be the two SMT threads of one core. One core of two threads
+	// builds an SMT domain spanning both; core scheduling pairs the same
+	// two CPUs.
+	smtPair = machine{
+		topo:       topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 1, ThreadsPerCore: 2},
+		source:     "the thread's taskset -c 0,1: the two SMT siblings of one core, under core scheduling",
+		unmodelled: "the rest of its unnamed machine (no task may use it); the base slice, which the kernel scales with the CPU count, is two CPUs' here",
+		corePairs:  [][2]int{{0, 1}},
+		switchCost: switchCost,
+	}
+)
+
 // startJitter spreads the creation of the tasks over one tick (HZ=1000),
 // drawn from the simulation seed: the phase of task creation against the
 // tick and against each other is what differs between two runs of the
@@ -29,30 +106,80 @@ const switchCost = 2 * time.Microsecond
 // for workloads with no random phases of their own.
 const startJitter = time.Millisecond
 
+// cpus is the number of CPUs.
+func (m machine) cpus() int { return m.topo.NumCPUs() }
+
 // baseSlice is sysctl_sched_base_slice as the kernel scales it with the
 // default logarithmic tunable scaling, 0.7 ms · (1 + ilog2(min(cpus, 8))):
 // the value the simulator gives every runqueue of the machine.
 func (m machine) baseSlice() time.Duration {
-	return time.Duration(topology.BaseSliceFor(m.cpus))
+	return time.Duration(topology.BaseSliceFor(m.cpus()))
 }
 
-func (m machine) String() string {
-	return fmt.Sprintf("%d CPU(s) (one LLC, no SMT), base slice %v, HZ=1000, context switch %v, tasks created within %v",
-		m.cpus, m.baseSlice(), m.switchCost, startJitter)
+// layout describes the topology and the scheduling domains the kernel
+// builds for it, as CPU 0 sees them.
+func (m machine) layout() string {
+	t := m.topo
+	n := t.NumCPUs()
+	var shape string
+	switch {
+	case n == 1:
+		shape = "1 CPU"
+	case t.Packages == 1 && t.LLCsPerPackage == 1 && t.ThreadsPerCore == 1:
+		shape = fmt.Sprintf("%d CPUs, one LLC of %d single-thread cores", n, t.CoresPerLLC)
+	case t.Packages == 1 && t.LLCsPerPackage == 1 && t.CoresPerLLC == 1:
+		shape = fmt.Sprintf("%d CPUs, one core of %d SMT threads", n, t.ThreadsPerCore)
+	default:
+		shape = fmt.Sprintf("%d CPUs, %d package(s) of %d LLC(s) of %d core(s) of %d thread(s)",
+			n, t.Packages, t.LLCsPerPackage, t.CoresPerLLC, t.ThreadsPerCore)
+	}
+	shape += fmt.Sprintf(" (%v)", t)
+	topo, err := topology.Build(t)
+	if err != nil {
+		return shape + ": " + err.Error()
+	}
+	var doms []string
+	for _, d := range topo.Domains(0) {
+		doms = append(doms, fmt.Sprintf("%s {%v}", d.Name(), d.Span()))
+	}
+	if len(doms) == 0 {
+		return shape + ", no scheduling domains"
+	}
+	return shape + ", domains " + strings.Join(doms, " ")
 }
 
-// config is one run of the machine with one simulation seed. The machine
-// is the simulator's default for a CPU count (one LLC of single-thread
-// cores, every CPU ticking, a warm start), placed by package smp.
+// describe is the machine's paragraph in the output; d, if positive, is
+// the simulated time of each run.
+func (m machine) describe(d time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "machine: %s\n", m.layout())
+	fmt.Fprintf(&b, "  stands for: %s\n", m.source)
+	if m.unmodelled != "" {
+		fmt.Fprintf(&b, "  not modelled: %s\n", m.unmodelled)
+	}
+	for _, p := range m.corePairs {
+		fmt.Fprintf(&b, "  core scheduling: CPUs %d and %d are one core-scheduled pair\n", p[0], p[1])
+	}
+	fmt.Fprintf(&b, "  base slice %v, HZ=1000, context switch %v, tasks created within %v", m.baseSlice(), m.switchCost, startJitter)
+	if d > 0 {
+		fmt.Fprintf(&b, "; %v simulated", d)
+	}
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// config is one run of the machine with one simulation seed: every CPU
+// ticking, a warm start, placement and balancing by package smp.
 func (m machine) config(seed uint64, d time.Duration, fs features.Set, ws ...sim.Workload) sim.Config {
 	return sim.Config{
 		Seed:        seed,
-		CPUs:        m.cpus,
+		Machine:     m.topo,
 		Duration:    d,
 		Features:    &fs,
 		HZ:          1000,
 		SwitchCost:  m.switchCost,
 		StartJitter: startJitter,
+		CorePairs:   slices.Clone(m.corePairs),
 		Workloads:   ws,
 	}
 }

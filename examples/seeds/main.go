@@ -22,9 +22,13 @@
 //	              latency tails (1 − CDF, log scale) and each figure's
 //	              per-seed values, base against patch
 //
-// The simulated machine is stated with each experiment. A direction that
-// does not reproduce is printed as such; the workloads are the threads'
-// own, with parameters taken from the threads, not adjusted to agree.
+// Each experiment runs on the machine its thread describes, as far as the
+// text allows (machine.go: CPUs, LLCs, SMT siblings, each detail with the
+// words of the thread it comes from), and prints it with what it stands
+// for, what is assumed and what the simulator does not model. A direction
+// that does not reproduce is printed as such; the workloads are the
+// threads' own, with parameters taken from the threads, not adjusted to
+// agree.
 package main
 
 import (

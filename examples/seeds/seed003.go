@@ -13,7 +13,7 @@ import (
 // groups of 20 senders and 20 receivers, 100 loops): run time and context
 // switches, lower with the patch according to the thread.
 func seed003(o options, w io.Writer, progress func(float64)) ([]*figure, error) {
-	m := machine{cpus: 8, switchCost: switchCost}
+	m := assumed8
 	groups := []int{1, 10, 20}
 	if o.quick {
 		groups = []int{1, 4}
@@ -45,7 +45,7 @@ func seed003(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "machine: %s\n", m)
+	io.WriteString(w, m.describe(0))
 	fmt.Fprintf(w, "workload: hackbench [-p] [-T|-P] -g N -f 20 -l 100, run to completion\n")
 	fmt.Fprintf(w, "the table is simulation seed %d's; the verdicts below are over %s\n\n", o.seed, o.seedsText())
 	fmt.Fprintf(w, "%-22s %10s %10s %8s   %10s %10s %8s\n", "hackbench test", "base (s)", "patch (s)", "opt", "base sw", "patch sw", "opt")

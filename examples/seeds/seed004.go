@@ -26,8 +26,7 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	if o.quick {
 		total, yieldFor = 10*time.Second, 2*time.Second
 	}
-	one := machine{cpus: 1, switchCost: switchCost}
-	pair := machine{cpus: 2, switchCost: switchCost}
+	one, pair := pinnedCPU, smtPair
 	// The core-scheduling program, started twice with taskset -c 0,1: each
 	// process tags itself with a new cookie and forks; in the first the
 	// child yields for 5 s before it spins, in the second it spins at once;
@@ -51,7 +50,6 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 				sim.YieldLoop(yieldFor, sim.TaskOptions{Cookie: 1}),
 				named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop2"),
 				named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop3"))
-			cfg.CorePairs = [][2]int{{0, 1}}
 			cfgs = append(cfgs, cfg)
 		}
 	}
@@ -72,7 +70,7 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 
 	type split struct{ stressRun, stressMax, yieldRun, yieldMax uint64 }
 	first := reports[:perSeed]
-	fmt.Fprintf(w, "machine: %s; %v simulated\n", one, total)
+	io.WriteString(w, one.describe(total))
 	fmt.Fprintf(w, "workload: yield_loop (sched_yield for %v, then spin) & stress (one hog)\n", yieldFor)
 	fmt.Fprintf(w, "the tables are simulation seed %d's; the verdicts below are over %s\n\n", o.seed, o.seedsText())
 	fmt.Fprintf(w, "%-34s %12s %14s %12s %14s\n", "yield variant", "stress run", "stress max", "yield run", "yield max")
@@ -84,7 +82,7 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	if err := first[len(yieldVariants)-1].WriteSchedLatency(w); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(w, "\nmachine: %s, one SMT pair under core scheduling; %v simulated\n", pair, total)
+	fmt.Fprintf(w, "\n%s", pair.describe(total))
 	fmt.Fprintf(w, "workload: two processes with their own cookies: yield_loop + busy_loop, and two busy loops\n")
 	fmt.Fprintf(w, "model: the core-wide pick takes the sibling pick with the larger lag and forces a task of its\n")
 	fmt.Fprintf(w, "cookie (smallest vruntime) on the other; the tasks reach the siblings by the kernel's fork and\n")
