@@ -202,6 +202,43 @@ func TestWakeeFlipsCountSwitchesAndHalveOncePerSecond(t *testing.T) {
 	}
 }
 
+// A6 (§3.3 rule 1): the halving needs time_after(jiffies, decay_ts + HZ),
+// strictly more than HZ = 1000 jiffies (HZ=1000, §0.2 item 6): a wakeup
+// exactly 1000 jiffies after the last halving only counts the switch
+// (4 → 5); one at 1001 jiffies halves first, then counts: ⌊5/2⌋ + 1 = 3,
+// and restamps the decay.
+func TestWakeeFlipsHalveOnlyMoreThanHZAfterTheLastHalving(t *testing.T) {
+	h := newHarness(t, oneLLC4x1)
+	w := h.pinnedStart(0)
+	a, b := h.pinnedStart(1), h.pinnedStart(2)
+	h.run(2_000_000)
+	h.block(1)
+	h.block(2)
+	free(a)
+	free(b)
+	const hz = 1000 // jiffies per second at HZ=1000
+	j0 := h.s.Jiffies()
+	w.wakee = wakee{last: b, flips: 4, decayTs: j0}
+	wakeAt := func(p *Task, jiffy uint64) {
+		t.Helper()
+		h.at(jiffy * h.s.tickNsec)
+		cpu := h.wake(p, w, 0)
+		h.settle()
+		if h.s.Curr(cpu) != p {
+			t.Fatalf("%s does not run on CPU %d", p, cpu)
+		}
+		h.block(cpu)
+	}
+	wakeAt(a, j0+hz)
+	if w.WakeeFlips() != 5 || w.wakee.decayTs != j0 {
+		t.Errorf("exactly HZ after the halving: flips %d (want 5), decay stamp %d (want %d)", w.WakeeFlips(), w.wakee.decayTs, j0)
+	}
+	wakeAt(b, j0+hz+1)
+	if w.WakeeFlips() != 3 || w.wakee.decayTs != j0+hz+1 {
+		t.Errorf("HZ + 1 after the halving: flips %d (want 3), decay stamp %d (want %d)", w.WakeeFlips(), w.wakee.decayTs, j0+hz+1)
+	}
+}
+
 // A7 (KERNEL-SPEC-SMP §6.1): wake_affine_weight at MC, non-sync, both CPUs
 // busy. this runs one always-running task (cpu_load 1024); prev runs
 // another (load 1024) and the wakee, which has load_avg 1024, so
@@ -276,6 +313,49 @@ func TestSyncWakeupByLoneWakerIsAffine(t *testing.T) {
 	}
 }
 
+// A7, the whole wakeup (try_to_wake_up → select_task_rq_fair): the waker
+// runs alone on CPU 0, which also carries the blocked load of a task that
+// slept there, so cpu_load(this) ≈ 2048 although nr_running is 1; the
+// wakee slept on CPU 1, where another task keeps running. The loads favour
+// prev, with or without sync (wake_affine_weight has no verdict for this).
+// Without sync the wakee returns to CPU 1; with WF_SYNC rule 1b answers
+// this at once, and select_idle_sibling, finding target and prev busy and
+// no scan allowed (nr_idle_scan 0), keeps the waker's CPU.
+func TestSyncWakeupByLoneWakerLandsOnTheWakersCPU(t *testing.T) {
+	for _, tc := range []struct {
+		wf   eevdf.WakeFlags
+		want int
+	}{{0, 1}, {eevdf.WFSync, 0}} {
+		h := newHarness(t, topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 1})
+		w := h.pinnedStart(0)
+		q := h.pinnedStart(0)
+		p := h.pinnedStart(1)
+		h.pinnedStart(1)
+		h.run(100_000_000)
+		h.untilPicked(0, q)
+		h.block(0) // q sleeps on CPU 0: its load stays there, blocked
+		h.untilPicked(1, p)
+		h.block(1)
+		free(p)
+		if h.s.Curr(0) != w || h.s.RQ(0).NrRunning() != 1 {
+			t.Fatalf("setup: CPU 0 runs %v with %d tasks, want the waker alone", h.s.Curr(0), h.s.RQ(0).NrRunning())
+		}
+		sd := h.s.top.Domains(0)[0]
+		thisEff, prevEff, early := h.s.wakeAffineLoads(sd, p, 0, 1, tc.wf&eevdf.WFSync != 0, h.s.current(0))
+		if early || thisEff < prevEff {
+			t.Fatalf("setup: the loads decide for this (E_this %d, E_prev %d, early %v)", thisEff, prevEff, early)
+		}
+		got := h.wake(p, w, tc.wf)
+		st := h.s.Stats()
+		if got != tc.want {
+			t.Errorf("wake flags %#x: wakee on CPU %d, want %d", tc.wf, got, tc.want)
+		}
+		if this := uint64(1 - tc.want); st.AffineThis != this || st.AffinePrev != 1-this {
+			t.Errorf("wake flags %#x: affine verdicts this %d, prev %d", tc.wf, st.AffineThis, st.AffinePrev)
+		}
+	}
+}
+
 // A8: a fork on a 2-LLC machine with the parent busy on LLC 0 and every
 // other CPU idle goes to LLC 1, to the CPU that idled most recently.
 func TestForkGoesToTheMostRecentlyIdledCPUOfTheIdlestLLC(t *testing.T) {
@@ -298,19 +378,43 @@ func TestForkGoesToTheMostRecentlyIdledCPUOfTheIdlestLLC(t *testing.T) {
 	}
 }
 
-// A8: with every idle_stamp 0 (a booted machine whose CPUs never went
-// newly idle), find_dst_group_cpu sees no idle candidate and keeps the
-// forking CPU; the walk then descends into the parent's own LLC, whose
-// first idle single-CPU group, CPU 1, is the idlest (§3.7 rule 5).
+// A8 with one LLC whose idle CPUs all have idle_stamp 0 (never newly
+// idle): the parent runs on CPU 0 of LLC 0, every other CPU idles with
+// distinct idle_stamps (set here; those CPUs never ran anything, so their
+// utilization is 0), except the zeroed LLC's.
+//
+// LLC 1 all zero: at PKG LLC 1 is the idlest group (4 idle CPUs against 3),
+// but find_dst_group_cpu sees no idle candidate in it (a stamp must be
+// above 0) and no busy CPU either, so it returns the forking CPU; the walk
+// descends to CPU 0's MC, whose one-CPU groups 1–3 tie (one idle CPU, no
+// utilization each): the first, CPU 1, although LLC 1 is idler (§3.7
+// rule 5).
+//
+// LLC 0 all zero: nothing changes: LLC 1 is chosen at PKG and its most
+// recently idled CPU, 6, takes the child.
 func TestForkIgnoresIdleCPUsWithZeroIdleStamp(t *testing.T) {
-	h := newHarness(t, twoLLC4x1)
-	parent := h.pinnedStart(0)
-	for cpu := range 8 {
-		h.s.cpus[cpu].idleStamp = 0
-	}
-	child := h.task(0, WithParent(parent), WithAllowed(0, 1, 2, 3, 4, 5, 6, 7))
-	if got := h.s.WakeUpNew(child); got != 1 {
-		t.Errorf("child on CPU %d, want 1", got)
+	// CPU i's idle_stamp, distinct by CPU; CPU 6 idled most recently.
+	distinct := []uint64{0, 1_100_000, 1_300_000, 1_250_000, 1_200_000, 1_500_000, 1_700_000, 1_150_000}
+	for _, tc := range []struct {
+		zero []int
+		want int
+	}{
+		{[]int{4, 5, 6, 7}, 1},
+		{[]int{1, 2, 3}, 6},
+	} {
+		h := newHarness(t, twoLLC4x1)
+		parent := h.pinnedStart(0)
+		h.at(2_000_000)
+		for cpu := 1; cpu < 8; cpu++ {
+			h.s.cpus[cpu].idleStamp = distinct[cpu]
+		}
+		for _, cpu := range tc.zero {
+			h.s.cpus[cpu].idleStamp = 0
+		}
+		child := h.task(0, WithParent(parent), WithAllowed(0, 1, 2, 3, 4, 5, 6, 7))
+		if got := h.s.WakeUpNew(child); got != tc.want {
+			t.Errorf("stamps 0 on CPUs %v: child on CPU %d, want %d (idle_stamps %v)", tc.zero, got, tc.want, stamps(h.s))
+		}
 	}
 }
 
