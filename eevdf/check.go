@@ -33,9 +33,11 @@ import (
 //  10. with groups, every queue's counters and load equal their
 //     definitions recomputed from the queued tasks (KERNEL-SPEC-GROUPS
 //     §5.8), a group entity is queued iff its queue holds a task, and a
-//     non-empty group's entity weighs what its share function gives (on
-//     one CPU, in the modes that do not read PELT, once the entity has
-//     been updated under the current mode).
+//     non-empty group's entity weighs what the share function of its
+//     last update gives: exactly where the value is PELT-free, within the
+//     function's range where it reads PELT or other CPUs' load (see
+//     checkWeight). Tasks' h_load has no closed form (it is the value of
+//     the last refresh point) and is checked only for root-group tasks.
 //
 // Check runs in O(n) and allocates little; call it after every step in
 // tests and fuzzing.
@@ -189,7 +191,7 @@ type queueCount struct {
 	nr, queued, runnable, id int
 }
 
-// checkGroups checks invariant 9 and the root queue's counters with groups.
+// checkGroups checks invariant 10 and the root queue's counters with groups.
 func (rq *CfsRq) checkGroups() error {
 	want := map[*cfsQueue]*queueCount{&rq.cfsQueue: {}}
 	count := func(q *cfsQueue) *queueCount {
@@ -256,18 +258,69 @@ func (rq *CfsRq) checkGroups() error {
 	if err := check("the root queue", &rq.cfsQueue); err != nil {
 		return err
 	}
-	h := rq.h
-	exactShares := len(h.rqs) == 1 && h.onlineCPUs == 1 && h.mode != ModeTasks
-	for _, tg := range h.groups {
+	for _, tg := range rq.h.groups {
 		g := tg.cpu[rq.cpu]
 		if err := check(tg.Path(), &g.q); err != nil {
 			return err
 		}
-		if exactShares && g.q.loadWeight != 0 && g.sharesMode == h.mode {
-			if w := g.calcShares(); g.weight != w {
-				return fmt.Errorf("groups: %s's entity weighs %d, its share function gives %d", tg.Path(), g.weight, w)
-			}
+		if err := g.checkWeight(); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// checkWeight checks that a non-empty group's entity weighs what its share
+// function allows, written from KERNEL-SPEC-GROUPS §2.4 and §3.1 rather
+// than from calcShares. Every change of the group's composition, shares
+// or descendants on this CPU recomputes the weight (update_cfs_group), so
+// the value holds whenever the queue has load; an empty group keeps a
+// stale weight and is not checked. The function is the one of the last
+// recomputation: a cgroup_mode switch reaches an entity only at its next
+// update (§2.4).
+//
+// With S the shares and N the online CPUs, on a machine where no other
+// CPU ever ran the group (this runqueue is the hierarchy's only one), the
+// group's load over all CPUs is this queue's, the load term cancels, and
+//
+//	up, smp  S
+//	max      min(N·S, 90891264)
+//	concur   k·S with 1 ≤ k ≤ N (k: the runnable tasks the group had
+//	         published, at most N; exactly S on one CPU)
+//	tasks    k·S with k ≥ 1
+//
+// k comes from PELT and may have been published again since the weight
+// was computed, so only its range is checked. With several runqueues the
+// other CPUs' load enters: up is still S, the others lie between
+// MIN_SHARES and their upper clamp (S, N·S, min(N·S, 90891264), none).
+func (g *groupRq) checkWeight() error {
+	if g.q.loadWeight == 0 {
+		return nil
+	}
+	h := g.tg.h
+	s, w := g.tg.shares, g.weight
+	n := uint64(max(h.onlineCPUs, 1))
+	capped := min(n*s, 88761<<10) // the nice -20 weight, scaled
+	alone := len(h.rqs) == 1
+	var lo, hi, step uint64 // the allowed range; step ≠ 0: a multiple of it
+	switch g.sharesMode {
+	case ModeUp:
+		lo, hi = s, s
+	case ModeSMP:
+		lo, hi = s, s
+	case ModeMax:
+		lo, hi = capped, capped
+	case ModeConcur:
+		lo, hi, step = s, n*s, s
+	default: // ModeTasks
+		lo, hi, step = s, ^uint64(0), s
+	}
+	if !alone && g.sharesMode != ModeUp {
+		lo, step = minShares, 0
+	}
+	if w < lo || w > hi || step != 0 && w%step != 0 {
+		return fmt.Errorf("groups: %s's entity weighs %d; mode %v with shares %d on %d CPUs allows %d..%d (multiples of %d)",
+			g.tg.Path(), w, g.sharesMode, s, n, lo, hi, step)
 	}
 	return nil
 }
