@@ -239,3 +239,253 @@ func TestGroupMoveWhileAsleepRescalesAtWakeup(t *testing.T) {
 		t.Errorf("A's lag after the wakeup %d, want −200000", a.VLag())
 	}
 }
+
+// wantRel checks an entity's vruntime and deadline, written relative to
+// the initial zero_vruntime z, its saved lag and its h_weight.
+func wantRel(t *testing.T, se *eevdf.SchedEntity, vruntime, deadline, vlag int64, hw uint64) {
+	t.Helper()
+	if v, d := int64(se.Vruntime()-z), int64(se.Deadline()-z); v != vruntime || d != deadline || se.VLag() != vlag || se.HWeight() != hw {
+		t.Errorf("%s: vruntime z%+d deadline z%+d vlag %d h_weight %d; want z%+d z%+d %d %d",
+			se.Name(), v, d, se.VLag(), se.HWeight(), vruntime, deadline, vlag, hw)
+	}
+}
+
+// wantGroup checks a group's entity weight on the bench's CPU and the
+// root queue's load.
+func wantGroup(t *testing.T, bn *bench, g *eevdf.TaskGroup, weight, rootLoad uint64) {
+	t.Helper()
+	st, err := bn.rq.Group(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Weight != weight || bn.rq.Load() != rootLoad {
+		t.Errorf("%v's entity weighs %d, root load %d; want %d, %d", g, st.Weight, bn.rq.Load(), weight, rootLoad)
+	}
+}
+
+// Mode max on one runqueue (KERNEL-SPEC-GROUPS §2.4, §3.1): a group's
+// entity weighs min(S·N, 90891264) for N online CPUs. cpu.weight 10000
+// (S = 104857600) is capped at the nice −20 weight 90891264, and a task
+// alone in the group folds ⌊2^40/2^20⌋ = 2^20, then ⌊2^20·90891264/2^20⌋
+// = 90891264. With 4 online CPUs cpu.weight 100 weighs 4·2^20 = 4194304
+// and its lone task as much.
+func TestGroupModeMaxCapsAndCountsOnlineCPUs(t *testing.T) {
+	for _, tc := range []struct {
+		cpus   int
+		weight uint64
+		want   uint64
+	}{{1, 10000, 90891264}, {4, 100, 4194304}, {1, 100, 1048576}, {4, 3000, 90891264}} {
+		h := eevdf.NewHierarchy(eevdf.WithCgroupMode(eevdf.ModeMax), eevdf.WithOnlineCPUs(tc.cpus))
+		g := mustGroup(t, h, "G", nil, eevdf.WithCPUWeight(tc.weight))
+		bn := groupBench(t, h, eevdf.BTree)
+		a := bn.entity("A", eevdf.WithGroup(g))
+		bn.new(a)
+		wantGroup(t, bn, g, tc.want, tc.want)
+		wantHWeight(t, a, tc.want)
+	}
+}
+
+// A second task joining a queued group refreshes the group entity's
+// weight at enqueue (update_cfs_group on the already-queued ancestors,
+// KERNEL-SPEC-GROUPS §2.3). The refresh is made visible by a cgroup_mode
+// switch, which by itself changes no weight (§2.4): G (cpu.weight 10000,
+// S = 104857600) weighs S under up; after the switch to max it still
+// does, until B's enqueue recomputes it as min(S, 90891264) = 90891264.
+// B then folds ⌊2^40/2^21⌋ = 524288 in G (two tasks) and
+// ⌊524288·90891264/2^20⌋ = 45445632 on top; A keeps its stale 104857600.
+func TestGroupJoinRefreshesQueuedGroupEntityAtEnqueue(t *testing.T) {
+	h := eevdf.NewHierarchy(eevdf.WithCgroupMode(eevdf.ModeUp))
+	g := mustGroup(t, h, "G", nil, eevdf.WithCPUWeight(10000))
+	bn := groupBench(t, h, eevdf.BTree)
+	a := bn.entity("A", eevdf.WithGroup(g))
+	b := bn.entity("B", eevdf.WithGroup(g))
+	bn.new(a)
+	wantGroup(t, bn, g, 104857600, 104857600)
+	wantHWeight(t, a, 104857600)
+	h.SetMode(eevdf.ModeMax)
+	bn.check()
+	wantGroup(t, bn, g, 104857600, 104857600)
+	bn.new(b)
+	wantGroup(t, bn, g, 90891264, 90891264)
+	wantHWeight(t, b, 45445632)
+	wantHWeight(t, a, 104857600)
+}
+
+// A task leaving a group that stays queued refreshes the group entity's
+// weight at dequeue (update_cfs_group on the ancestors that keep load,
+// KERNEL-SPEC-GROUPS §2.3). As above, G (cpu.weight 10000) weighs
+// 104857600 under up, and the switch to max shows only when the entity is
+// recomputed: A, picked and sleeping at once with lag 0 (not delayed),
+// leaves G with B, and G's entity becomes 90891264. B's h_weight is stale
+// (⌊2^40/2^21⌋ = 524288 → ⌊524288·104857600/2^20⌋ = 52428800, from its
+// enqueue) until B is picked: ⌊2^40/2^20⌋ = 2^20 → 90891264.
+func TestGroupLeaveRefreshesRemainingGroupEntityAtDequeue(t *testing.T) {
+	h := eevdf.NewHierarchy(eevdf.WithCgroupMode(eevdf.ModeUp))
+	g := mustGroup(t, h, "G", nil, eevdf.WithCPUWeight(10000))
+	bn := groupBench(t, h, eevdf.BTree)
+	a := bn.entity("A", eevdf.WithGroup(g))
+	b := bn.entity("B", eevdf.WithGroup(g))
+	bn.new(a)
+	bn.new(b)
+	wantHWeight(t, b, 52428800)
+	wantPick(t, bn.schedule(), a)
+	h.SetMode(eevdf.ModeMax)
+	bn.check()
+	wantGroup(t, bn, g, 104857600, 104857600)
+	if delayed := bn.sleep(); delayed != b || a.OnRq() {
+		t.Fatalf("A's sleep: picked %v, A on_rq %v", delayed, a.OnRq())
+	}
+	wantGroup(t, bn, g, 90891264, 90891264)
+	wantHWeight(t, b, 90891264) // picked: set_next_task_fair refreshed it
+}
+
+// The same at a nested level: a task leaving an emptied subgroup takes the
+// subgroup's entity off, and the parent group, which keeps another task,
+// is recomputed. P (cpu.weight 10000) holds task A and group C (which
+// holds B); B's sleep empties C and leaves P with A: P's entity goes from
+// up's 104857600 to max's 90891264.
+func TestGroupLeaveRefreshesParentOfEmptiedGroupAtDequeue(t *testing.T) {
+	h := eevdf.NewHierarchy(eevdf.WithCgroupMode(eevdf.ModeUp))
+	p := mustGroup(t, h, "P", nil, eevdf.WithCPUWeight(10000))
+	c := mustGroup(t, h, "C", p)
+	bn := groupBench(t, h, eevdf.RBTree)
+	b := bn.entity("B", eevdf.WithGroup(c))
+	a := bn.entity("A", eevdf.WithGroup(p))
+	bn.new(b)
+	bn.new(a)
+	wantPick(t, bn.schedule(), b)
+	h.SetMode(eevdf.ModeMax)
+	wantGroup(t, bn, p, 104857600, 104857600)
+	bn.sleep()
+	st, _ := bn.rq.Group(c)
+	if st.OnRq {
+		t.Errorf("C's entity still queued after its last task slept")
+	}
+	wantGroup(t, bn, p, 90891264, 90891264)
+}
+
+// Moves between groups (sched_move_task, KERNEL-SPEC-GROUPS §5.3), with
+// two nice-0 root tasks A and B, base slice 700000, and G of cpu.weight 50
+// (S = 524288). New at t = 0, both at z: A (z, deadline z+350000), then
+// B (z, z+350000); A is picked and protected to its deadline. In G alone
+// a task folds ⌊2^40/2^20⌋ = 2^20, then ⌊2^20·524288/2^20⌋ = 524288, half
+// its root weight, so a move rescales lag and relative deadline by
+// 1048576/524288 = 2 before the placement inflates the lag by (W + w)/W.
+func moveBench(t *testing.T, bk eevdf.Backend) (bn *bench, g *eevdf.TaskGroup, a, b *eevdf.SchedEntity) {
+	t.Helper()
+	h := eevdf.NewHierarchy()
+	g = mustGroup(t, h, "G", nil, eevdf.WithCPUWeight(50))
+	bn = groupBench(t, h, bk)
+	a, b = bn.entity("A"), bn.entity("B")
+	bn.new(a)
+	bn.new(b)
+	wantPick(t, bn.schedule(), a)
+	wantRel(t, a, 0, 350000, 0, 1048576)
+	wantRel(t, b, 0, 350000, 0, 1048576)
+	return bn, g, a, b
+}
+
+func move(bn *bench, se *eevdf.SchedEntity, g *eevdf.TaskGroup) {
+	bn.t.Helper()
+	if err := bn.rq.MoveToGroup(se, g); err != nil {
+		bn.t.Fatal(err)
+	}
+	bn.check()
+}
+
+// The running task moves: SAVE (charged 200 µs: vruntime z+200000;
+// V = (200000 + 0)/2 = z+100000, lag −100000; deadline made relative,
+// 150000), put back, RESTORE through G (vlag −100000·2 = −200000,
+// relative deadline 300000; placed against B alone, V = z, W = 2^20,
+// w = 524288: lag −200000·(2^20 + 524288)/2^20 = −300000, vruntime
+// z+300000, deadline z+600000), re-installed as curr without new
+// protection (vprot stays z+350000), rescheduled. V is then
+// (300000·524288 + 0·2^20)/1572864 = z+100000: A's lag is −200000, its
+// rescaled vlag.
+func TestGroupMoveOfTheRunningTask(t *testing.T) {
+	for _, bk := range backends {
+		bn, g, a, b := moveBench(t, bk)
+		bn.at(200000)
+		move(bn, a, g)
+		wantRel(t, a, 300000, 600000, -200000, 524288)
+		wantRel(t, b, 0, 350000, 0, 1048576)
+		if bn.rq.Curr() != a || !bn.rq.NeedResched() || a.Group() != g || a.SumExecRuntime() != 200000 {
+			t.Errorf("curr %v resched %v group %v sum_exec %d", bn.rq.Curr(), bn.rq.NeedResched(), a.Group(), a.SumExecRuntime())
+		}
+		if vp := int64(a.Vprot() - z); vp != 350000 {
+			t.Errorf("A's vprot z%+d, want z+350000 (not re-armed)", vp)
+		}
+		if v := int64(bn.rq.V() - z); v != 100000 || bn.rq.Lag(a) != -200000 {
+			t.Errorf("V z%+d, A's lag %d; want z+100000, -200000", v, bn.rq.Lag(a))
+		}
+		// G's entity (524288) and B (2^20) are the root queue's entities.
+		wantGroup(t, bn, g, 524288, 524288+1048576)
+	}
+}
+
+// A queued task moves while A runs: SAVE charges A (z+200000, still
+// protected), saves B's lag V − z = +100000 and its relative deadline
+// 350000; RESTORE through G doubles both (200000, 700000) and places B
+// against curr A alone (V = z+200000, W = 2^20): lag 200000·1.5 = 300000,
+// vruntime z−100000, deadline z+600000. The wakeup check (flags 0, PICK):
+// V = (200000·2^20 − 100000·524288)/1572864 = z+100000, so A is not
+// eligible and B, eligible and leftmost, is the pick: A loses its
+// protection (vprot = vruntime) and a resched is requested.
+func TestGroupMoveOfAQueuedTask(t *testing.T) {
+	for _, bk := range backends {
+		bn, g, a, b := moveBench(t, bk)
+		bn.at(200000)
+		move(bn, b, g)
+		wantRel(t, b, -100000, 600000, 200000, 524288)
+		wantRel(t, a, 200000, 350000, 0, 1048576)
+		if bn.rq.Curr() != a || !bn.rq.NeedResched() || a.Vprot() != a.Vruntime() {
+			t.Errorf("curr %v resched %v, A's vprot z%+d", bn.rq.Curr(), bn.rq.NeedResched(), int64(a.Vprot()-z))
+		}
+		if v := int64(bn.rq.V() - z); v != 100000 || bn.rq.Lag(b) != 200000 {
+			t.Errorf("V z%+d, B's lag %d; want z+100000, 200000", v, bn.rq.Lag(b))
+		}
+		wantPick(t, bn.schedule(), b)
+	}
+}
+
+// A delayed task moves and stays delayed: A runs 400 µs, past its
+// deadline (a new one from its vruntime: z+400000 + 700000), and sleeps
+// with lag (400000 + 0)/2 − 400000 = −200000, so it is delayed and B is
+// picked, protected to z+350000. At 500 µs the move's SAVE charges B
+// (z+100000), saves A's lag against V = (400000 + 100000)/2 = z+250000:
+// −150000, above the floor −200000 recorded at the sleep and capped at 0
+// by DELAY_ZERO, and its relative deadline 1100000 − 400000 = 700000.
+// RESTORE through G keeps it not runnable, doubles both (−300000,
+// 1400000) and places it against curr B alone (V = z+100000): lag
+// −300000·1.5 = −450000, vruntime z+550000, deadline z+1950000. The
+// wakeup check sees a delayed wakee and only bounds B's protection:
+// min(z+350000, z+100000 + 700000) leaves it.
+func TestGroupMoveOfADelayedTask(t *testing.T) {
+	for _, bk := range backends {
+		bn, g, a, b := moveBench(t, bk)
+		bn.at(400000)
+		wantPick(t, bn.sleep(), b)
+		if !a.Delayed() {
+			t.Fatal("A's sleep was not delayed")
+		}
+		wantRel(t, a, 400000, 1100000, -200000, 1048576)
+		bn.at(500000)
+		move(bn, a, g)
+		wantRel(t, a, 550000, 1950000, -300000, 524288)
+		wantRel(t, b, 100000, 350000, 0, 1048576)
+		if !a.Delayed() || !a.OnRq() || bn.rq.Curr() != b || bn.rq.NeedResched() {
+			t.Errorf("A delayed %v on_rq %v; curr %v resched %v", a.Delayed(), a.OnRq(), bn.rq.Curr(), bn.rq.NeedResched())
+		}
+		if vp := int64(b.Vprot() - z); vp != 350000 {
+			t.Errorf("B's vprot z%+d, want z+350000", vp)
+		}
+		// V = (550000·524288 + 100000·2^20)/1572864 = z+250000.
+		if v := int64(bn.rq.V() - z); v != 250000 || bn.rq.Lag(a) != -300000 {
+			t.Errorf("V z%+d, A's lag %d; want z+250000, -300000", v, bn.rq.Lag(a))
+		}
+		st, _ := bn.rq.Group(g)
+		if !st.OnRq || st.HNrQueued != 1 || st.HNrRunnable != 0 || bn.rq.NrRunnable() != 1 || bn.rq.NrQueued() != 2 {
+			t.Errorf("G %+v; root h_nr_runnable %d h_nr_queued %d", st, bn.rq.NrRunnable(), bn.rq.NrQueued())
+		}
+	}
+}
