@@ -94,8 +94,10 @@ const (
 )
 
 // Hierarchy is the cgroup tree of one machine, shared by its runqueues:
-// each runqueue created WithHierarchy(h) is one CPU of it. It is not safe
-// for concurrent use, and neither are its runqueues while it changes.
+// each runqueue created WithHierarchy(h) is one CPU of it. The zero value
+// is the hierarchy NewHierarchy() returns (mode concur, one online CPU,
+// only the root group). It is not safe for concurrent use, and neither
+// are its runqueues while it changes.
 type Hierarchy struct {
 	mode       CgroupMode
 	onlineCPUs int
@@ -130,29 +132,50 @@ func validMode(m CgroupMode) CgroupMode {
 
 // NewHierarchy returns a hierarchy holding only the root group.
 func NewHierarchy(opts ...HierarchyOption) *Hierarchy {
-	h := &Hierarchy{mode: ModeConcur, onlineCPUs: 1}
+	h := &Hierarchy{}
+	h.init()
 	for _, o := range opts {
 		o(h)
 	}
-	h.root = &TaskGroup{h: h, name: "/", shares: rootTaskGroupLoad}
 	return h
+}
+
+// init gives a zero Hierarchy NewHierarchy's defaults and its root group;
+// every exported entry point calls it first.
+func (h *Hierarchy) init() {
+	if h.root == nil {
+		h.mode, h.onlineCPUs = ModeConcur, 1
+		h.root = &TaskGroup{h: h, name: "/", shares: rootTaskGroupLoad}
+	}
 }
 
 // Root returns the root group: its tasks sit directly on each CPU's
 // runqueue; it has no entity and fixed shares.
-func (h *Hierarchy) Root() *TaskGroup { return h.root }
+func (h *Hierarchy) Root() *TaskGroup {
+	h.init()
+	return h.root
+}
 
 // Mode returns the current share function.
-func (h *Hierarchy) Mode() CgroupMode { return h.mode }
+func (h *Hierarchy) Mode() CgroupMode {
+	h.init()
+	return h.mode
+}
 
 // SetMode switches the share function, as writing debugfs sched/cgroup_mode
 // does: no weight changes now; each group entity picks the new function up
 // at its next update (an enqueue or dequeue in the group, a tick of one of
 // its tasks, a weight write).
-func (h *Hierarchy) SetMode(m CgroupMode) { h.mode = validMode(m) }
+func (h *Hierarchy) SetMode(m CgroupMode) {
+	h.init()
+	h.mode = validMode(m)
+}
 
 // OnlineCPUs returns tg_cpus() as the share functions read it.
-func (h *Hierarchy) OnlineCPUs() int { return h.onlineCPUs }
+func (h *Hierarchy) OnlineCPUs() int {
+	h.init()
+	return h.onlineCPUs
+}
 
 // Groups returns the groups in creation order, the root excluded.
 func (h *Hierarchy) Groups() []*TaskGroup { return append([]*TaskGroup(nil), h.groups...) }
@@ -224,6 +247,10 @@ func WithIdleGroup() GroupOption {
 // follow in order: the weight, then idle. Names are unique among siblings
 // and may not contain "/".
 func (h *Hierarchy) NewGroup(name string, parent *TaskGroup, opts ...GroupOption) (*TaskGroup, error) {
+	if h == nil {
+		return nil, fmt.Errorf("%w: nil hierarchy", ErrBadGroup)
+	}
+	h.init()
 	if parent == nil {
 		parent = h.root
 	}
@@ -353,11 +380,13 @@ func (g *TaskGroup) SetCPUWeightNice(n int) error {
 	return nil
 }
 
-// CPUWeight returns cpu.weight as the cgroup file reads it back:
-// round(shares_unscaled·100/1024), 1..10000.
+// CPUWeight returns cpu.weight as the cgroup file reads it back: the
+// unscaled shares times 100/1024, rounded to the nearest integer and
+// clamped into 1..10000 (sched_weight_to_cgroup). An idle group (shares
+// 3072: 3·100/1024 rounds to 0) reads 1.
 func (g *TaskGroup) CPUWeight() uint64 {
 	v := g.shares >> schedFixedpointShift
-	return (v*100 + 512) / 1024
+	return min(max((v*100+512)/1024, CPUWeightMin), CPUWeightMax)
 }
 
 func (g *TaskGroup) writable() error {

@@ -102,8 +102,10 @@ func TestGroupShareConversions(t *testing.T) {
 	if err := g.SetCPUWeightNice(-20); err != nil || g.Shares() != 88761<<10 {
 		t.Errorf("cpu.weight.nice -20: shares %d, %v", g.Shares(), err)
 	}
-	if err := g.SetIdle(true); err != nil || g.Shares() != 3072 || !g.Idle() {
-		t.Errorf("cpu.idle 1: shares %d idle %v, %v", g.Shares(), g.Idle(), err)
+	// An idle group's 3072 reads back as cpu.weight ⌊(3·100 + 512)/1024⌋
+	// = 0, clamped to the smallest weight, 1.
+	if err := g.SetIdle(true); err != nil || g.Shares() != 3072 || !g.Idle() || g.CPUWeight() != 1 {
+		t.Errorf("cpu.idle 1: shares %d idle %v cpu.weight %d, %v", g.Shares(), g.Idle(), g.CPUWeight(), err)
 	}
 	if err := g.SetCPUWeight(200); !errors.Is(err, eevdf.ErrIdleGroup) || g.Shares() != 3072 {
 		t.Errorf("weight write on an idle group: %v, shares %d", err, g.Shares())
@@ -159,6 +161,45 @@ func TestGroupErrors(t *testing.T) {
 }
 
 func second[T any](_ T, err error) error { return err }
+
+// The zero Hierarchy is NewHierarchy()'s: mode concur, one online CPU, a
+// root group, and groups and runqueues can be added to it; a nil one is
+// an error, not a panic.
+func TestGroupZeroHierarchyIsUsable(t *testing.T) {
+	var h eevdf.Hierarchy
+	g, err := h.NewGroup("G", nil, eevdf.WithCPUWeight(50))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Mode() != eevdf.ModeConcur || h.OnlineCPUs() != 1 || g.Parent() != h.Root() || h.Root().Shares() != 1048576 {
+		t.Fatalf("zero hierarchy: mode %v, %d CPUs, parent %v, root shares %d", h.Mode(), h.OnlineCPUs(), g.Parent(), h.Root().Shares())
+	}
+	bn := groupBench(t, &h, eevdf.BTree)
+	a := bn.entity("A", eevdf.WithGroup(g))
+	bn.new(a)
+	wantGroup(t, bn, g, 524288, 524288)
+	wantHWeight(t, a, 524288)
+
+	// A runqueue made first on a zero hierarchy has its root group.
+	var z1 eevdf.Hierarchy
+	bn1 := groupBench(t, &z1, eevdf.RBTree)
+	r := bn1.entity("R")
+	bn1.new(r)
+	move(bn1, r, nil)
+	if r.Group() != z1.Root() || z1.Root() == nil {
+		t.Errorf("a move to the root of a zero hierarchy: group %v", r.Group())
+	}
+
+	var z2 eevdf.Hierarchy
+	z2.SetMode(eevdf.ModeMax)
+	if z2.Mode() != eevdf.ModeMax || z2.Root() == nil {
+		t.Errorf("SetMode on a zero hierarchy: mode %v, root %v", z2.Mode(), z2.Root())
+	}
+	var nilH *eevdf.Hierarchy
+	if _, err := nilH.NewGroup("G", nil); !errors.Is(err, eevdf.ErrBadGroup) {
+		t.Errorf("NewGroup on a nil hierarchy: %v", err)
+	}
+}
 
 // A group write changes no task at once (KERNEL-SPEC-GROUPS §5.4): the
 // running task is charged at its old weight by the next tick and only

@@ -100,6 +100,7 @@ func WithHierarchy(h *Hierarchy) Option {
 		if h == nil {
 			return fmt.Errorf("%w: nil hierarchy", ErrBadOption)
 		}
+		h.init()
 		rq.h = h
 		rq.pelt = true
 		return nil
@@ -403,13 +404,13 @@ func (g *groupRq) calcSMPShares(t, m int64) int64 {
 
 // GroupState is one group's state on one CPU, as plain values.
 type GroupState struct {
-	Weight      uint64 // the group entity's load.weight
-	OnRq        bool   // the group entity is queued (its queue holds a queued task)
-	Load        uint64 // the group queue's load.weight
-	NrQueued    int    // entities directly on the group queue
-	HNrQueued   int    // queued tasks below the group
-	HNrRunnable int
-	HNrIdle     int
+	Weight      uint64   // the group entity's load.weight
+	OnRq        bool     // the group entity is queued (its queue holds a queued task)
+	Load        uint64   // the group queue's load.weight
+	NrQueued    int      // entities directly on the group queue
+	HNrQueued   int      // queued tasks below the group, delayed ones included (h_nr_queued)
+	HNrRunnable int      // those of them not delayed (h_nr_runnable)
+	HNrIdle     int      // those counted idle (h_nr_idle): SCHED_IDLE tasks, and all tasks of idle groups strictly below this one
 	Avg         pelt.Avg // the group queue's PELT signals
 	EntityAvg   pelt.Avg // the group entity's
 }
