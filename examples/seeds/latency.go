@@ -37,6 +37,14 @@ func latencyMachine(o options) machine {
 	return rb5
 }
 
+// latencyConfig is one column's run in one simulation seed: cyclictest
+// against hackbench.
+func latencyConfig(m machine, seed uint64, d time.Duration, c latencyColumn) sim.Config {
+	ct := sim.Cyclictest(1, 2777*time.Microsecond, sim.TaskOptions{Slice: c.ctSlice})
+	hb := sim.Hackbench(2, 20, 16000000, true, true, sim.TaskOptions{Slice: c.hbSlice})
+	return m.config(seed, d, parse(c.tokens), ct, hb)
+}
+
 // runLatency simulates every column in every seed and prints the table of
 // the first seed; it returns the summaries by seed, then column.
 func runLatency(o options, w io.Writer, progress func(float64), id string, d time.Duration, cols []latencyColumn) ([][]sim.LatencySummary, error) {
@@ -44,9 +52,7 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 	var cfgs []sim.Config
 	for _, seed := range o.seedList() {
 		for _, c := range cols {
-			ct := sim.Cyclictest(1, 2777*time.Microsecond, sim.TaskOptions{Slice: c.ctSlice})
-			hb := sim.Hackbench(2, 20, 16000000, true, true, sim.TaskOptions{Slice: c.hbSlice})
-			cfgs = append(cfgs, m.config(seed, d, parse(c.tokens), ct, hb))
+			cfgs = append(cfgs, latencyConfig(m, seed, d, c))
 		}
 	}
 	reports, err := sweep(cfgs, progress)
@@ -141,6 +147,18 @@ func lower(claim, name string, cols []latencyColumn, sums [][]sim.LatencySummary
 func p999(s sim.LatencySummary) uint64   { return s.P999 }
 func maxLat(s sim.LatencySummary) uint64 { return s.Max }
 
+// seed000Columns are seed 000's sides: without DELAY_LAG_FLOOR (twice,
+// with the default and the custom slices) and with it.
+func seed000Columns() []latencyColumn {
+	return threadColumns("NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED", "NO_PREEMPT_FLUSH_DELAYED", "+DELAY_LAG_FLOOR")
+}
+
+// seed002Columns are seed 002's sides: without PREEMPT_FLUSH_DELAYED
+// (twice, with the default and the custom slices) and with it.
+func seed002Columns() []latencyColumn {
+	return threadColumns("NO_PREEMPT_FLUSH_DELAYED", "", "+FLUSH_DELAYED")
+}
+
 // seed000: DELAY_LAG_FLOOR. Baseline: the kernel of the thread (no floor;
 // the wakeup-check flush of seed 002 did not exist yet either).
 func seed000(o options, w io.Writer, progress func(float64)) ([]*figure, error) {
@@ -148,7 +166,7 @@ func seed000(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	if o.quick {
 		d = 10 * time.Second
 	}
-	cols := threadColumns("NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED", "NO_PREEMPT_FLUSH_DELAYED", "+DELAY_LAG_FLOOR")
+	cols := seed000Columns()
 	s, err := runLatency(o, w, progress, "000", d, cols)
 	if err != nil {
 		return nil, err
@@ -165,7 +183,7 @@ func seed002(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	if o.quick {
 		d = 10 * time.Second
 	}
-	cols := threadColumns("NO_PREEMPT_FLUSH_DELAYED", "", "+FLUSH_DELAYED")
+	cols := seed002Columns()
 	s, err := runLatency(o, w, progress, "002", d, cols)
 	if err != nil {
 		return nil, err

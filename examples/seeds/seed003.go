@@ -36,8 +36,7 @@ func seed003(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	for _, seed := range o.seedList() {
 		for _, c := range cells {
 			for _, tok := range []string{"", "PLACE_JOIN_LAG"} {
-				hb := sim.Hackbench(c.groups, 20, 100, c.pipe, c.threads, sim.TaskOptions{})
-				cfgs = append(cfgs, m.config(seed, 100*time.Second, parse(tok), hb))
+				cfgs = append(cfgs, hackbenchConfig(m, seed, c.groups, c.pipe, c.threads, tok))
 			}
 		}
 	}
@@ -84,6 +83,14 @@ func seed003(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 		rt.add(float64(baseT), float64(patchT), patchT < baseT)
 	}
 	return []*figure{sw, rt}, nil
+}
+
+// hackbenchConfig is one cell of seed 003's matrix on one side (tokens)
+// in one simulation seed: hackbench [-p] [-T|-P] -g groups -f 20 -l 100,
+// run to completion (100 s is a stop time it never reaches).
+func hackbenchConfig(m machine, seed uint64, groups int, pipe, threads bool, tokens string) sim.Config {
+	hb := sim.Hackbench(groups, 20, 100, pipe, threads, sim.TaskOptions{})
+	return m.config(seed, 100*time.Second, parse(tokens), hb)
 }
 
 // pct is the change from a to b in percent.

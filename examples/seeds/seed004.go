@@ -27,30 +27,15 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 		total, yieldFor = 10*time.Second, 2*time.Second
 	}
 	one, pair := pinnedCPU, smtPair
-	// The core-scheduling program, started twice with taskset -c 0,1: each
-	// process tags itself with a new cookie and forks; in the first the
-	// child yields for 5 s before it spins, in the second it spins at once;
-	// the parents spin. Four CPU-bound tasks, two cookies, two siblings.
 	coreVariants := yieldVariants[2:]
 	perSeed := len(yieldVariants) + len(coreVariants)
 	var cfgs []sim.Config
 	for _, seed := range o.seedList() {
 		for _, v := range yieldVariants {
-			cfg := one.config(seed, total, parse(v.tokens),
-				sim.YieldLoop(yieldFor, sim.TaskOptions{}), sim.Stress(1, sim.TaskOptions{}))
-			// The CPU-share plot of --out reads these samples; taking
-			// them changes nothing else in the run, and every run takes
-			// them, so that --out does not change what is simulated.
-			cfg.ShareInterval = shareInterval
-			cfgs = append(cfgs, cfg)
+			cfgs = append(cfgs, yieldConfig(seed, total, yieldFor, v.tokens))
 		}
 		for _, v := range coreVariants {
-			cfg := pair.config(seed, total, parse(v.tokens),
-				named(sim.Stress(1, sim.TaskOptions{Cookie: 1}), "busy_loop"),
-				sim.YieldLoop(yieldFor, sim.TaskOptions{Cookie: 1}),
-				named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop2"),
-				named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop3"))
-			cfgs = append(cfgs, cfg)
+			cfgs = append(cfgs, coreConfig(seed, total, yieldFor, v.tokens))
 		}
 	}
 	reports, err := sweep(cfgs, progress)
@@ -130,6 +115,32 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 		core.add(float64(mergedCore), float64(forfeit), forfeit > 10*mergedCore)
 	}
 	return []*figure{starve, slice, core}, nil
+}
+
+// yieldConfig is the yield experiment on one side (tokens) in one
+// simulation seed: yield_loop and one stress hog on one CPU.
+func yieldConfig(seed uint64, total, yieldFor time.Duration, tokens string) sim.Config {
+	cfg := pinnedCPU.config(seed, total, parse(tokens),
+		sim.YieldLoop(yieldFor, sim.TaskOptions{}), sim.Stress(1, sim.TaskOptions{}))
+	// The CPU-share plot of --out reads these samples; taking them changes
+	// nothing else in the run, and every run takes them, so that --out
+	// does not change what is simulated.
+	cfg.ShareInterval = shareInterval
+	return cfg
+}
+
+// coreConfig is the core-scheduling experiment on one side (tokens) in
+// one simulation seed. The thread's program, started twice with taskset
+// -c 0,1: each process tags itself with a new cookie and forks; in the
+// first the child yields for 5 s before it spins, in the second it spins
+// at once; the parents spin. Four CPU-bound tasks, two cookies, two
+// siblings.
+func coreConfig(seed uint64, total, yieldFor time.Duration, tokens string) sim.Config {
+	return smtPair.config(seed, total, parse(tokens),
+		named(sim.Stress(1, sim.TaskOptions{Cookie: 1}), "busy_loop"),
+		sim.YieldLoop(yieldFor, sim.TaskOptions{Cookie: 1}),
+		named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop2"),
+		named(sim.Stress(1, sim.TaskOptions{Cookie: 2}), "busy_loop3"))
 }
 
 // shareInterval is the sampling interval of the CPU-share plot: 300
