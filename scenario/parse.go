@@ -334,13 +334,13 @@ func (p *parser) parseOp(ws []word) error {
 	}
 	switch kind {
 	case OpCgroup:
-		g, err := p.groupRef(args[1], true)
+		g, err := p.groupRef(kind, args[1])
 		if err != nil {
 			return err
 		}
 		op.Group = g
 	case OpCPUWeight, OpCPUWeightNice, OpCPUIdle:
-		g, err := p.groupRef(args[0], false)
+		g, err := p.groupRef(kind, args[0])
 		if err != nil {
 			return err
 		}
@@ -455,12 +455,12 @@ func (p *parser) parseGroup(ws []word) error {
 	return nil
 }
 
-// groupRef resolves a group name of an operation to its reference (0 for
-// the root, else 1 + its index); "/" only where the root is allowed.
-func (p *parser) groupRef(w word, root bool) (int, error) {
+// groupRef resolves the group name of an operation to its reference (0
+// for the root, else 1 + its index); "/" only as the target of cgroup.
+func (p *parser) groupRef(kind OpKind, w word) (int, error) {
 	if w.s == RootGroup {
-		if !root {
-			return 0, p.errAt(w.col, "the root group / has fixed shares and cannot be idle (the kernel returns EINVAL)")
+		if kind != OpCgroup {
+			return 0, p.errAt(w.col, "%s", rootGroupWrite(kind))
 		}
 		return 0, nil
 	}
@@ -469,6 +469,14 @@ func (p *parser) groupRef(w word, root bool) (int, error) {
 		return 0, p.errAt(w.col, "undeclared group %q", w.s)
 	}
 	return i + 1, nil
+}
+
+// rootGroupWrite is why a group write on the root group is invalid.
+func rootGroupWrite(kind OpKind) string {
+	if kind == OpCPUIdle {
+		return "the root group / cannot be made idle (the kernel returns EINVAL)"
+	}
+	return "the root group / has fixed shares (the kernel returns EINVAL)"
 }
 
 // groupValue parses the value of cpu.weight, cpu.weight.nice or cpu.idle.

@@ -87,7 +87,8 @@ func TestParseErrors(t *testing.T) {
 		{"idle with a weight", "group G weight=50 idle\n", "x:1:7: group G: idle with weight= or nice="},
 		{"a group named /", "group /\n", "x:1:7: group \"/\": / is the root group"},
 		{"cpu.weight of /", "group G\n0 cpu.weight / 50\n", "x:2:14: the root group / has fixed shares"},
-		{"cpu.idle of /", "group G\n0 cpu.idle / 1\n", "x:2:12: the root group / has fixed shares"},
+		{"cpu.weight.nice of /", "group G\n0 cpu.weight.nice / 5\n", "x:2:19: the root group / has fixed shares"},
+		{"cpu.idle of /", "group G\n0 cpu.idle / 1\n", "x:2:12: the root group / cannot be made idle"},
 		{"cpu.idle 2", "group G\n0 cpu.idle G 2\n", "x:2:14: cpu.idle \"2\": want 0 or 1"},
 		{"unknown cgroup_mode", "cgroup_mode fair\n", "x:1:13: cgroup_mode \"fair\""},
 		{"group twice", "group G\ngroup G\n", "x:2:7: group G declared twice"},
@@ -146,6 +147,16 @@ func FuzzScenario(f *testing.F) {
 	f.Add([]byte("task A\ntask B slice=100000\n0 new A\n0 new B\n0 schedule\n1000000 tick\n1000000 schedule\n1500000 sleep\n2000000 wakeup A\n2000000 yield\n"))
 	f.Add([]byte("features NO_DELAY_DEQUEUE PLACE_JOIN_LAG\nhz 250\ntask A nice=-20\ntask B weight=3\n0 new A\n0 renice B 19\n1 new B\n1 forcepick B\n2 slice A 0\n"))
 	f.Add([]byte("task A\n0 new A\n0 schedule\n5 sleep\n5 wakeup A\n"))
+	// Groups: nested, idle, weight and nice headers, mode max on two
+	// CPUs; moves to and from an idle group and the root, every group
+	// write, a mode switch.
+	f.Add([]byte("group G weight=50\ngroup H parent=G nice=5\ngroup I idle\ncgroup_mode max\nonline_cpus 2\ntask A group=G\ntask B group=H slice=200000\ntask C\ntask D group=I policy=idle\n0 new A\n0 new B\n0 new C\n0 new D\n0 schedule\n1000000 tick\n1000000 cpu.weight G 10000\n1500000 cgroup A I\n2000000 tick\n2000000 schedule\n2500000 cpu.weight.nice H -5\n3000000 cpu.idle I 0\n3000000 cgroup_mode tasks\n3500000 sleep\n4000000 cgroup C H\n4100000 cgroup B /\n4200000 cpu.idle G 1\n5000000 tick\n5000000 schedule\n"))
+	// Mode smp, a move before the task exists, a sleeper moved and woken,
+	// a mode switch to concur.
+	f.Add([]byte("cgroup_mode smp\ngroup P\ngroup Q parent=P weight=300\ntask X group=Q\ntask Y group=P nice=-3\ntask Z group=/\n0 cgroup Z Q\n0 new X\n0 new Y\n0 schedule\n400000 sleep\n500000 cgroup X P\n600000 cgroup_mode concur\n700000 wakeup X\n800000 new Z\n900000 cgroup Y Q\n1000000 tick\n1000000 schedule\n"))
+	// Mode tasks (its share reads the group's PELT runnable average), the
+	// smallest cpu.weight, then idle.
+	f.Add([]byte("cgroup_mode tasks\ngroup G\ntask A group=G\ntask B group=G\n0 new A\n0 new B\n0 schedule\n1000000 tick\n1000000 schedule\n2000000 tick\n2000000 cpu.weight G 1\n2000000 schedule\n2500000 cpu.idle G 1\n3000000 tick\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 1<<14 {
 			return
@@ -227,7 +238,11 @@ func TestBuiltScenarioReferences(t *testing.T) {
 		{"weight write on the root", func(sc *Scenario) {
 			sc.Groups, sc.HasGroups = []Group{{Name: "g"}}, true
 			sc.Ops = []Op{{Kind: OpCPUWeight, Group: 0, Arg: 100}}
-		}, "built:0:0: cpu.weight: the root group", 0},
+		}, "built:0:0: cpu.weight: the root group / has fixed shares", 0},
+		{"idle write on the root", func(sc *Scenario) {
+			sc.Groups, sc.HasGroups = []Group{{Name: "g"}}, true
+			sc.Ops = []Op{{Kind: OpCPUIdle, Group: 0, Arg: 1}}
+		}, "built:0:0: cpu.idle: the root group / cannot be made idle", 0},
 		{"group op out of range", func(sc *Scenario) {
 			sc.Groups, sc.HasGroups = []Group{{Name: "g"}}, true
 			sc.Ops = []Op{{Kind: OpCgroup, Task: 0, Group: 2}}

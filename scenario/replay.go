@@ -229,7 +229,7 @@ func (r *Replayer) apply(op Op) error {
 		case op.Group < 0 || op.Group > len(r.tgs):
 			return fmt.Errorf("%s: group reference %d is neither the root (0) nor a declared group (1..%d)", op.Kind, op.Group, len(r.tgs))
 		case op.Group == 0 && op.Kind != OpCgroup:
-			return fmt.Errorf("%s: the root group / has fixed shares and cannot be idle", op.Kind)
+			return fmt.Errorf("%s: %s", op.Kind, rootGroupWrite(op.Kind))
 		}
 	}
 	curr := rq.Curr()
