@@ -151,6 +151,12 @@ func LoadConfig(path string) (Config, error) {
 //	  "workloads": [ WORKLOAD, ... ]
 //	}
 //
+// A group's "weight" is cgroup v2's cpu.weight, 1..10000; absent, the
+// group keeps the default 100 (an explicit 0 is an error, as the kernel
+// refuses it). "nice" writes cpu.weight.nice instead; "idle" makes it an
+// idle group; "parent" names a group declared before it ("" or "/": the
+// root).
+//
 // Every WORKLOAD object has a "kind", an optional "name", and the task
 // attributes "group" (a name from "groups"; default the root), "nice",
 // "policy" ("normal", "batch", "idle"), "slice", "cpus" (a list), "cookie"
@@ -265,7 +271,15 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		return Config{}, fmt.Errorf("config: timeline %q: want btree or rbtree", jc.Timeline)
 	}
 	for _, g := range jc.Groups {
-		cfg.Groups = append(cfg.Groups, Group{Name: g.Name, Parent: g.Parent, Weight: g.Weight, Nice: g.Nice, Idle: g.Idle})
+		var w uint64
+		if g.Weight != nil {
+			w = *g.Weight
+			if w < eevdf.CPUWeightMin || w > eevdf.CPUWeightMax {
+				return Config{}, fmt.Errorf("config: group %q: weight %d outside %d..%d (leave it out for the default %d)",
+					g.Name, w, eevdf.CPUWeightMin, eevdf.CPUWeightMax, eevdf.CPUWeightDefault)
+			}
+		}
+		cfg.Groups = append(cfg.Groups, Group{Name: g.Name, Parent: g.Parent, Weight: w, Nice: g.Nice, Idle: g.Idle})
 	}
 	if jc.CgroupMode != "" {
 		m, err := eevdf.ParseCgroupMode(jc.CgroupMode)
@@ -368,11 +382,11 @@ func (j *jsonMachine) machine() (topology.Machine, error) {
 
 // jsonGroup is one entry of "groups".
 type jsonGroup struct {
-	Name   string `json:"name"`
-	Parent string `json:"parent"`
-	Weight uint64 `json:"weight"`
-	Nice   *int   `json:"nice"`
-	Idle   bool   `json:"idle"`
+	Name   string  `json:"name"`
+	Parent string  `json:"parent"`
+	Weight *uint64 `json:"weight"` // nil: absent, the default
+	Nice   *int    `json:"nice"`
+	Idle   bool    `json:"idle"`
 }
 
 // jsonTaskOpts are the task attributes every workload object may carry.

@@ -5,12 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/smp"
 	"github.com/schedmodel/fairclass/topology"
 )
@@ -83,6 +85,52 @@ func TestConfigErrors(t *testing.T) {
 				t.Fatalf("error %v, want one mentioning %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// "groups" and "cgroup_mode" reach the simulated machine. On one CPU a
+// root hog competes with group batch (cpu.weight 50: 524288) and the idle
+// group bg (3072); batch holds a hog and group sub (cpu.weight.nice 5:
+// 335·1024 = 343040) with a hog of its own. Over the run each hog's share
+// of the CPU is its fraction of the weights on the way down:
+//
+//	root   1048576/1575936                          = 0.6654
+//	batch  524288/1575936 · 1048576/(1048576+343040) = 0.2507
+//	sub    524288/1575936 · 343040/(1048576+343040)  = 0.0820
+//	bg     3072/1575936                             = 0.0019
+func TestConfigGroups(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`{"duration": "4s", "debug": true, "cgroup_mode": "up",
+		"groups": [{"name": "batch", "weight": 50}, {"name": "sub", "parent": "batch", "nice": 5}, {"name": "bg", "idle": true}],
+		"workloads": [{"kind": "stress", "name": "root"},
+			{"kind": "stress", "name": "batch", "group": "batch"},
+			{"kind": "stress", "name": "sub", "group": "sub"},
+			{"kind": "stress", "name": "bg", "group": "bg"}]}`), "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := cfg.Groups; len(g) != 3 || g[0].Weight != 50 || g[1].Parent != "batch" || g[1].Nice == nil || *g[1].Nice != 5 ||
+		g[1].Weight != 0 || !g[2].Idle || cfg.CgroupMode != eevdf.ModeUp {
+		t.Fatalf("groups %+v, mode %v", cfg.Groups, cfg.CgroupMode)
+	}
+	r, err := Simulate(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]float64{"root": 0.6654, "batch": 0.2507, "sub": 0.0820, "bg": 0.0019}
+	for _, w := range r.Workloads {
+		got := float64(w.RuntimeNs) / float64(4*time.Second)
+		if math.Abs(got-want[w.Name]) > 0.005 {
+			t.Errorf("%s: share %.4f, want %.4f", w.Name, got, want[w.Name])
+		}
+	}
+	for _, tc := range []struct{ name, json, want string }{
+		{"weight 0", `{"duration": "1s", "groups": [{"name": "g", "weight": 0}]}`, "weight 0 outside 1..10000"},
+		{"weight 10001", `{"duration": "1s", "groups": [{"name": "g", "weight": 10001}]}`, "weight 10001 outside"},
+		{"bad mode", `{"duration": "1s", "cgroup_mode": "fair"}`, "cgroup_mode"},
+	} {
+		if _, err := ParseConfig([]byte(tc.json), "testdata"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error mentioning %q", tc.name, err, tc.want)
+		}
 	}
 }
 
