@@ -71,96 +71,6 @@ var classOf = [...]evClass{
 	evSample:  clsSample,
 }
 
-// event is one entry of the event queue. Events are ordered by time, then
-// class (evClass), then within the class: timers by arming time (ord)
-// and task, reschedules by CPU, everything else by the sequence of
-// posting. The order is total, which makes a run deterministic. gen lets
-// a handler recognise an event made stale by a later decision (a
-// preempted task's completion) without searching the queue.
-type event struct {
-	at   uint64
-	seq  uint64
-	ord  uint64 // a timer's arming time
-	task int32
-	cpu  int32
-	gen  uint32
-	kind evKind
-	cls  evClass
-}
-
-func (a *event) before(b *event) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	if a.cls != b.cls {
-		return a.cls < b.cls
-	}
-	switch a.cls {
-	case clsTimer:
-		if a.ord != b.ord {
-			return a.ord < b.ord
-		}
-		if a.task != b.task {
-			return a.task < b.task
-		}
-	case clsResched:
-		if a.cpu != b.cpu {
-			return a.cpu < b.cpu
-		}
-	}
-	return a.seq < b.seq
-}
-
-// eventHeap is a binary min-heap of events: O(log n) push and pop, no
-// allocation once it has reached its steady-state size.
-type eventHeap []event
-
-func (h *eventHeap) push(e event) {
-	*h = append(*h, e)
-	q := *h
-	// Sift up with a hole: parents move down until e's place is found.
-	i := len(q) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !e.before(&q[p]) {
-			break
-		}
-		q[i] = q[p]
-		i = p
-	}
-	q[i] = e
-}
-
-func (h *eventHeap) pop() event {
-	q := *h
-	top := q[0]
-	n := len(q) - 1
-	x := q[n]
-	q = q[:n]
-	// Sift the last event down from the root with a hole.
-	i := 0
-	for {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		m := l
-		if r := l + 1; r < n && q[r].before(&q[l]) {
-			m = r
-		}
-		if !q[m].before(&x) {
-			break
-		}
-		q[i] = q[m]
-		i = m
-	}
-	if n > 0 {
-		q[i] = x
-	}
-	*h = q
-	return top
-}
-
 // resumeItem is a CPU whose newly switched-in task starts to progress now.
 type resumeItem struct {
 	cpu  int32
@@ -504,14 +414,18 @@ func latencyCapacity(p *program, stop uint64) int {
 // post queues an event.
 func (s *Sim) post(at uint64, k evKind, t, c int32, gen uint32) {
 	s.seq++
-	s.heap.push(event{at: at, seq: s.seq, task: t, cpu: c, gen: gen, kind: k, cls: classOf[k]})
+	e := event{at: at, seq: s.seq, task: t, cpu: c, gen: gen, kind: k, cls: classOf[k]}
+	e.key = e.orderKey()
+	s.heap.push(e)
 }
 
 // postTimer queues the expiry of a timer t armed now, which orders it
 // among the expiries of its instant (§7.3 step 2).
 func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 	s.seq++
-	s.heap.push(event{at: at, seq: s.seq, ord: s.now, task: t, cpu: -1, gen: gen, kind: evWake, cls: clsTimer})
+	e := event{at: at, seq: s.seq, ord: s.now, task: t, cpu: -1, gen: gen, kind: evWake, cls: clsTimer}
+	e.key = e.orderKey()
+	s.heap.push(e)
 }
 
 // fail records the first internal error; the run stops at the next step.
