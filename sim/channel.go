@@ -61,7 +61,8 @@ type chanState struct {
 }
 
 // ring is a growable FIFO ring buffer; it reaches its steady-state size
-// and then never allocates.
+// and then never allocates. Its size is a power of two, so that a
+// position wraps with a mask rather than a division.
 type ring[T any] struct {
 	buf  []T
 	head int
@@ -72,14 +73,19 @@ func (r *ring[T]) len() int { return r.n }
 
 func (r *ring[T]) push(v T) {
 	if r.n == len(r.buf) {
-		nb := make([]T, max(8, 2*len(r.buf)))
-		for i := 0; i < r.n; i++ {
-			nb[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = nb, 0
+		r.grow()
 	}
-	r.buf[(r.head+r.n)%len(r.buf)] = v
+	r.buf[(r.head+r.n)&(len(r.buf)-1)] = v
 	r.n++
+}
+
+// grow doubles the ring (from 8), its contents moved to the front.
+func (r *ring[T]) grow() {
+	nb := make([]T, max(8, 2*len(r.buf)))
+	for i := 0; i < r.n; i++ {
+		nb[i] = r.buf[(r.head+i)&(len(r.buf)-1)]
+	}
+	r.buf, r.head = nb, 0
 }
 
 func (r *ring[T]) peek() (T, bool) {
