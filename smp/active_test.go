@@ -176,3 +176,117 @@ func TestNohzBlockedLoadDecaysAtStatsKicks(t *testing.T) {
 		}
 	}
 }
+
+// D4, what other CPUs read: mode B, one LLC of four CPUs, CPU 0 busy, CPU 1
+// idle with the blocked load of a task that ran there for 100 ms. CPU 1's
+// root load_avg — its cpu_load, as every other CPU's balance reads it —
+// changes only at the statistics kicks, and then by exactly one decay from
+// its last update to the kick's instant; in between it keeps its last
+// value while a fresh update would give less: stale, and too high.
+func TestNohzIdleCPULoadIsStaleBetweenStatsKicks(t *testing.T) {
+	h := newHarness(t, oneLLC4x1, noNIRandom, WithNohz(NohzIdle))
+	h.pinnedStart(0)
+	h.pinnedStart(1)
+	h.run(h.now + 100_000_000)
+	h.block(1)
+	prev := h.s.RQ(1).Avg()
+	var updates []uint64
+	stale := 0
+	for range 200 {
+		h.run(h.now + h.s.tickNsec)
+		a := h.s.RQ(1).Avg()
+		if h.s.cpuLoad(1) != a.LoadAvg {
+			t.Fatal("cpu_load is not the root's load_avg")
+		}
+		if a.LastUpdateTime != prev.LastUpdateTime {
+			want := prev
+			want.UpdateQueue(h.now, 0, 0, false)
+			if a.LoadAvg != want.LoadAvg || a.LastUpdateTime != want.LastUpdateTime {
+				t.Errorf("jiffy %d: load_avg %d at %d, want one decay from the last update: %d at %d",
+					h.s.Jiffies(), a.LoadAvg, a.LastUpdateTime, want.LoadAvg, want.LastUpdateTime)
+			}
+			updates = append(updates, h.s.Jiffies())
+			prev = a
+			continue
+		}
+		fresh := a
+		fresh.UpdateQueue(h.now, 0, 0, false)
+		if fresh.LoadAvg < a.LoadAvg {
+			stale++
+		}
+	}
+	if len(updates) < 3 {
+		t.Fatalf("CPU 1's blocked load updated at jiffies %v only", updates)
+	}
+	for i := 1; i < len(updates); i++ {
+		if updates[i]-updates[i-1] < 32 {
+			t.Errorf("updates at %v: less than 32 jiffies apart", updates)
+		}
+	}
+	if stale < 200-2*len(updates)-32 {
+		t.Errorf("cpu_load(1) above its fresh value at %d jiffies of 200, updates at %v", stale, updates)
+	}
+}
+
+// D4, the other two moments an idle CPU's blocked load decays in mode B.
+// Every CPU of one LLC of four idles, ticks stopped, so nothing kicks
+// statistics: CPU 1's blocked load stays as it was for 100 jiffies. Then a
+// task wakes on CPU 2 and sleeps again within the jiffy: CPU 2's newly
+// idle balance finds nothing, and since the blocked loads are due
+// (nohz.next_blocked passed) it flags itself NEWILB, and at its idle entry
+// refreshes the blocked load of the idle CPUs: CPU 1's decays, by one
+// update to that instant. Later a task wakes on CPU 1 itself: the enqueue
+// decays the root first, then attaches the task's load.
+func TestNohzIdleCPULoadDecaysAtNewidleAndEnqueue(t *testing.T) {
+	h := newHarness(t, oneLLC4x1, noNIRandom, WithNohz(NohzIdle))
+	h.pinnedStart(1)
+	q := h.pinnedStart(2)
+	r := h.pinnedStart(3)
+	h.run(h.now + 100_000_000)
+	h.block(3)
+	h.block(2)
+	h.block(1)
+	h.run(h.now + h.s.tickNsec)
+	for c := range 4 {
+		if !h.s.TickStopped(c) {
+			t.Fatalf("setup: CPU %d ticks", c)
+		}
+	}
+	prev := h.s.RQ(1).Avg()
+	h.run(h.now + 100*h.s.tickNsec)
+	if a := h.s.RQ(1).Avg(); a != prev {
+		t.Fatalf("CPU 1's blocked load changed while nothing ran: %d at %d → %d at %d", prev.LoadAvg, prev.LastUpdateTime, a.LoadAvg, a.LastUpdateTime)
+	}
+
+	// Newly idle, within one jiffy: no tick on CPU 2.
+	h.at(h.now + 100_000)
+	if h.wake(q, nil, 0) != 2 {
+		t.Fatal("q did not wake on CPU 2")
+	}
+	h.settle()
+	h.at(h.now + 200_000)
+	h.block(2)
+	want := prev
+	want.UpdateQueue(h.now, 0, 0, false)
+	if a := h.s.RQ(1).Avg(); a.LoadAvg != want.LoadAvg || a.LastUpdateTime != want.LastUpdateTime {
+		t.Errorf("after CPU 2's newly idle entry: CPU 1's load_avg %d at %d, want %d at %d", a.LoadAvg, a.LastUpdateTime, want.LoadAvg, want.LastUpdateTime)
+	}
+
+	// An enqueue, 50 jiffies later: r wakes on CPU 1.
+	prev = h.s.RQ(1).Avg()
+	h.run(h.now + 50*h.s.tickNsec)
+	if a := h.s.RQ(1).Avg(); a != prev {
+		t.Fatal("CPU 1's blocked load changed while nothing ran")
+	}
+	h.at(h.now + 300_000)
+	r.allowed, r.nrAllowed = topology.MaskOf(4, 1), 1
+	if h.wake(r, nil, 0) != 1 {
+		t.Fatal("r did not wake on CPU 1")
+	}
+	want = prev
+	want.UpdateQueue(h.now, 0, 0, false)
+	if a := h.s.RQ(1).Avg(); a.LoadAvg != want.LoadAvg+r.se.Avg().LoadAvg || a.LastUpdateTime != want.LastUpdateTime {
+		t.Errorf("after the enqueue: CPU 1's load_avg %d at %d, want %d + r's %d at %d",
+			a.LoadAvg, a.LastUpdateTime, want.LoadAvg, r.se.Avg().LoadAvg, want.LastUpdateTime)
+	}
+}
