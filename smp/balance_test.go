@@ -472,6 +472,11 @@ func TestDstPinnedRetargetsWithinTheLocalGroup(t *testing.T) {
 			t.Fatal("setup: y runs")
 		}
 		mc := h.s.top.Domains(2)[1]
+		env := lbEnv{sd: mc, d: h.s.dom(mc), dstCPU: 2, idle: idle, cpus: h.s.lbCpus}
+		env.cpus.Copy(mc.Span())
+		if g := h.s.findSrcGroup(&env); g == nil || !g.Span().Test(0) || env.mtype != migrateTask || env.imbalance != 1 || h.s.findSrcRq(&env, g) != 0 {
+			t.Fatalf("setup: busiest %v, type %d, imbalance %d; want core 0, migrate_task 1, CPU 0", g, env.mtype, env.imbalance)
+		}
 		cont := true
 		n := h.s.balanceRQ(2, mc, idle, &cont)
 		h.settle()
