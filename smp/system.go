@@ -184,6 +184,7 @@ type System struct {
 	tasks  []*Task
 
 	overloaded bool // the root domain's overloaded flag
+	work       conservation
 	cost       NewidleCost
 	nohzState  nohzGlobal
 
@@ -294,6 +295,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		swbCpus:  t.NewMask(),
 	}
 	s.nohzState.idle = t.NewMask()
+	s.work.init(n)
 	rqInit, err := t.InitialRQ(c.preset, c.t0, c.nohz == NohzIdle)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadOption, err)
@@ -394,8 +396,10 @@ func (s *System) SetClock(now uint64) error {
 	}
 	if now != s.now {
 		s.RunPending() // what the previous instant left
+		s.advanceConservation(now)
 		s.epoch++
 	}
+	s.work.begin(now)
 	s.now = now
 	s.jiffies = now / s.tickNsec
 	return nil
@@ -424,6 +428,7 @@ func (s *System) rq(cpu int) *eevdf.CfsRq {
 		// SetClock never goes backwards, so this cannot fail.
 		_ = c.rq.SetClock(s.now)
 		c.clockEpoch = s.epoch
+		s.work.use(cpu)
 	}
 	return c.rq
 }
@@ -547,7 +552,7 @@ func (s *System) Check() error {
 			return err
 		}
 	}
-	return nil
+	return s.checkConservation()
 }
 
 func (s *System) checkTask(t *Task) error {
