@@ -36,6 +36,9 @@ type Report struct {
 
 	Placement       PlacementReport  `json:"placement"`        // how tasks reached their CPUs
 	MigrationCauses []MigrationCause `json:"migration_causes"` // Migrations by cause, and fork balance
+	// Conservation is how long CPUs idled while work waited elsewhere;
+	// on several CPUs only (nil on one).
+	Conservation *ConservationReport `json:"conservation,omitempty"`
 
 	Workloads []WorkloadReport `json:"workloads"`        // per workload, in configuration order
 	Tasks     []TaskReport     `json:"tasks"`            // per task, in creation order
@@ -58,6 +61,21 @@ type PlacementReport struct {
 	AffineThis  uint64      `json:"affine_this"`  // wake_affine verdicts for the waking CPU
 	AffinePrev  uint64      `json:"affine_prev"`  // wake_affine verdicts for the previous CPU
 	Rules       []RuleCount `json:"rules"`        // every rule of smp.Rules, in that order
+}
+
+// ConservationReport measures work conservation over the run (package
+// smp's System.Conservation): the CPU time during which a CPU had no
+// runnable task, and the part of it during which another CPU had two or
+// more runnable tasks — time a waiting task could have run, lost until
+// balancing moved it (newly idle, periodic or ILB balancing, each at the
+// intervals of KERNEL-SPEC-SMP §5). Fractions are of CPUs × the run's
+// length.
+type ConservationReport struct {
+	IdleNs           uint64  `json:"idle_ns"`           // CPU time with no runnable task
+	StrandedNs       uint64  `json:"stranded_ns"`       // of it, while another CPU had ≥ 2 runnable tasks
+	OverloadedNs     uint64  `json:"overloaded_ns"`     // time (not CPU time) during which some CPU had ≥ 2
+	IdleFraction     float64 `json:"idle_fraction"`     // IdleNs / (CPUs × run)
+	StrandedFraction float64 `json:"stranded_fraction"` // StrandedNs / (CPUs × run)
 }
 
 // RuleCount counts the placements one rule made (smp.Rule).
@@ -194,6 +212,7 @@ func (s *Sim) Report() *Report {
 		ForcedIdles:     s.forcedIdles,
 		Placement:       placementReport(&st),
 		MigrationCauses: migrationCauses(&st),
+		Conservation:    s.conservation(),
 	}
 	r.Tasks = make([]TaskReport, len(s.tasks))
 	for i := range s.tasks {
@@ -507,6 +526,10 @@ func (r *Report) WriteText(w io.Writer) error {
 		// On one CPU every placement is single_cpu or in_place.
 		r.writePlacement(bw)
 	}
+	if c := r.Conservation; c != nil {
+		fmt.Fprintf(bw, "work conservation: CPUs idle %.2f%% of the time, %.3f%% while another CPU had 2+ runnable tasks (some CPU had 2+ for %s s)\n",
+			100*c.IdleFraction, 100*c.StrandedFraction, s6(c.OverloadedNs))
+	}
 	for i := range r.Workloads {
 		wr := &r.Workloads[i]
 		fmt.Fprintf(bw, "\n== %s (%s): %d task(s), %s ms of CPU\n", wr.Name, wr.Kind, wr.NTasks, ms3(wr.RuntimeNs))
@@ -530,6 +553,26 @@ func (r *Report) WriteText(w io.Writer) error {
 		return err
 	}
 	return r.WriteSchedLatency(w)
+}
+
+// conservation is the System's work-conservation accounting from the
+// start of the run to now, on several CPUs.
+func (s *Sim) conservation() *ConservationReport {
+	if len(s.cpus) < 2 {
+		return nil
+	}
+	c, err := s.sys.Conservation(s.now + s.origin)
+	if err != nil {
+		s.fail(err)
+		return nil
+	}
+	return &ConservationReport{
+		IdleNs:           c.Idle,
+		StrandedNs:       c.Stranded,
+		OverloadedNs:     c.Overloaded,
+		IdleFraction:     c.IdleFraction(),
+		StrandedFraction: c.StrandedFraction(),
+	}
 }
 
 // writePlacement prints the placements and migrations by rule (the
@@ -565,7 +608,7 @@ func (r *Report) WriteJSON(w io.Writer) error {
 }
 
 // WriteCSV writes every metric of the report as rows of
-// scope,name,metric,value: scope is run, placement (per rule), migration
+// scope,name,metric,value: scope is run, conservation, placement (per rule), migration
 // (per cause), cpu, workload, task or channel.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
@@ -588,6 +631,14 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	row("run", "", "delayed_wakeups", u(r.DelayedWakeups))
 	row("run", "", "forced_picks", u(r.ForcedPicks))
 	row("run", "", "forced_idles", u(r.ForcedIdles))
+	if c := r.Conservation; c != nil {
+		f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+		row("conservation", "", "idle_ns", u(c.IdleNs))
+		row("conservation", "", "stranded_ns", u(c.StrandedNs))
+		row("conservation", "", "overloaded_ns", u(c.OverloadedNs))
+		row("conservation", "", "idle_fraction", f(c.IdleFraction))
+		row("conservation", "", "stranded_fraction", f(c.StrandedFraction))
+	}
 	p := &r.Placement
 	row("placement", "", "forks", u(p.Forks))
 	row("placement", "", "wakeups", u(p.Wakeups))
