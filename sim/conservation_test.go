@@ -29,8 +29,10 @@ func TestConservationReportsIdleTimeWhileATaskWaits(t *testing.T) {
 	}
 	c := run([]int{0}).Conservation
 	const ms = uint64(time.Millisecond)
-	if c.IdleNs != 100*ms || c.StrandedNs != 100*ms || c.OverloadedNs != 100*ms || c.StrandedFraction != 0.5 || c.IdleFraction != 0.5 {
-		t.Errorf("pinned: %+v, want 100 ms idle, stranded and overloaded, fractions 0.5", *c)
+	want := ConservationReport{IdleNs: 100 * ms, StrandedNs: 100 * ms, OverloadedNs: 100 * ms,
+		IdleFraction: 0.5, StrandedFraction: 0.5, Stretches: 1, LongestNs: 100 * ms}
+	if *c != want {
+		t.Errorf("pinned: %+v, want %+v", *c, want)
 	}
 	r := run(nil)
 	if c := r.Conservation; c.StrandedFraction > 0.01 || c.StrandedNs > c.IdleNs {

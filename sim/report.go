@@ -76,6 +76,11 @@ type ConservationReport struct {
 	OverloadedNs     uint64  `json:"overloaded_ns"`     // time (not CPU time) during which some CPU had ≥ 2
 	IdleFraction     float64 `json:"idle_fraction"`     // IdleNs / (CPUs × run)
 	StrandedFraction float64 `json:"stranded_fraction"` // StrandedNs / (CPUs × run)
+	// Stretches counts the stretches of stranded time (one CPU idle, some
+	// CPU with ≥ 2 runnable tasks, both without a break); LongestNs is the
+	// longest of them.
+	Stretches uint64 `json:"stretches"`
+	LongestNs uint64 `json:"longest_ns"`
 }
 
 // RuleCount counts the placements one rule made (smp.Rule).
@@ -527,8 +532,8 @@ func (r *Report) WriteText(w io.Writer) error {
 		r.writePlacement(bw)
 	}
 	if c := r.Conservation; c != nil {
-		fmt.Fprintf(bw, "work conservation: CPUs idle %.2f%% of the time, %.3f%% while another CPU had 2+ runnable tasks (some CPU had 2+ for %s s)\n",
-			100*c.IdleFraction, 100*c.StrandedFraction, s6(c.OverloadedNs))
+		fmt.Fprintf(bw, "work conservation: CPUs idle %.2f%% of the time, %.3f%% while another CPU had 2+ runnable tasks (%d stretches, the longest %s ms; some CPU had 2+ for %s s)\n",
+			100*c.IdleFraction, 100*c.StrandedFraction, c.Stretches, ms3(c.LongestNs), s3(c.OverloadedNs))
 	}
 	for i := range r.Workloads {
 		wr := &r.Workloads[i]
@@ -572,6 +577,8 @@ func (s *Sim) conservation() *ConservationReport {
 		OverloadedNs:     c.Overloaded,
 		IdleFraction:     c.IdleFraction(),
 		StrandedFraction: c.StrandedFraction(),
+		Stretches:        c.Stretches,
+		LongestNs:        c.LongestStretch,
 	}
 }
 
@@ -638,6 +645,8 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		row("conservation", "", "overloaded_ns", u(c.OverloadedNs))
 		row("conservation", "", "idle_fraction", f(c.IdleFraction))
 		row("conservation", "", "stranded_fraction", f(c.StrandedFraction))
+		row("conservation", "", "stretches", u(c.Stretches))
+		row("conservation", "", "longest_ns", u(c.LongestNs))
 	}
 	p := &r.Placement
 	row("placement", "", "forks", u(p.Forks))

@@ -2,6 +2,7 @@ package smp
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/schedmodel/fairclass/eevdf"
 )
@@ -19,7 +20,8 @@ import (
 // only when the simulated time advances, and only for the CPUs whose
 // runqueue was used during the instant that ends — every change to a
 // runqueue goes through rq, which lists the CPU on its first use in an
-// instant (when it brings the runqueue's clock forward).
+// instant (when it brings the runqueue's clock forward). The state so
+// found holds from that instant until the next one.
 
 // Conservation is how much of the machine's time was idle, and idle
 // while another CPU had work waiting, over an interval (System.Conservation).
@@ -36,6 +38,13 @@ type Conservation struct {
 	// Overloaded is the simulated time (ns, not CPU time) during which at
 	// least one CPU had two or more runnable tasks.
 	Overloaded uint64
+
+	// Stretches counts the stretches of stranded time: each is one CPU
+	// idle without a break while, without a break, some CPU has two or
+	// more runnable tasks. LongestStretch is the longest (ns), an open
+	// one included.
+	Stretches      uint64
+	LongestStretch uint64
 }
 
 // IdleFraction is Idle over the machine's time, CPUs × Elapsed.
@@ -65,14 +74,30 @@ type conservation struct {
 	on      bool
 	started bool   // the first SetClock sets the start
 	start   uint64 // the clock at the first SetClock
-	last    uint64 // accounted up to here
+	last    uint64 // accounted up to here: the current instant
 	nIdle   int
 	nOver   int
 	class   []uint8 // by CPU, as of the last advance
 	touched []int32 // CPUs whose runqueue was used in the current instant
-	seen    []bool  // scratch for check
+	seen    []bool  // scratch for checkConservation
+
+	// Stretches. A CPU's stranded stretch starts at the later of the
+	// instant it went idle (idleSince) and the instant some CPU became
+	// overloaded (overStart). idleQ lists the idle instants in time
+	// order, stale entries (the CPU left idle since) dropped lazily, so
+	// that its first live entry is the longest-idle CPU.
+	idleSince []uint64
+	idleQ     []idleMark
+	overStart uint64
 
 	idle, stranded, over uint64
+	stretches, longest   uint64
+}
+
+// idleMark is an entry of conservation.idleQ.
+type idleMark struct {
+	cpu   int32
+	since uint64
 }
 
 func (w *conservation) init(n int) {
@@ -83,6 +108,11 @@ func (w *conservation) init(n int) {
 	w.class = make([]uint8, n) // every CPU starts idle
 	w.nIdle = n
 	w.seen = make([]bool, n)
+	w.idleSince = make([]uint64, n)
+	w.idleQ = make([]idleMark, n, 2*n)
+	for i := range w.idleQ {
+		w.idleQ[i].cpu = int32(i)
+	}
 	// Until the first advance, every CPU counts as used: the runqueues'
 	// clocks need no update in the first instant, so rq cannot tell.
 	w.touched = make([]int32, n, n+1)
@@ -99,6 +129,17 @@ func (w *conservation) use(cpu int) {
 	}
 }
 
+// begin starts the accounting at the first SetClock.
+func (w *conservation) begin(now uint64) {
+	if !w.started {
+		w.started, w.start, w.last = true, now, now
+		for i := range w.idleSince {
+			w.idleSince[i] = now
+			w.idleQ[i].since = now
+		}
+	}
+}
+
 // classOf classifies cpu from its runqueue now.
 func (s *System) classOf(cpu int) uint8 {
 	switch n := s.cpus[cpu].rq.NrRunnable(); {
@@ -111,58 +152,98 @@ func (s *System) classOf(cpu int) uint8 {
 	}
 }
 
-// counts returns the idle and overloaded CPU counts with the classes of
-// the touched CPUs brought up to date, storing them when store is set.
-func (s *System) conservationCounts(store bool) (nIdle, nOver int) {
-	w := &s.work
-	nIdle, nOver = w.nIdle, w.nOver
-	for _, cpu := range w.touched {
-		old, cls := w.class[cpu], s.classOf(int(cpu))
+// advanceConservation accounts the instant that ends before the clock
+// moves to now (SetClock).
+func (s *System) advanceConservation(now uint64) {
+	if s.work.on {
+		s.advanceWork(&s.work, now)
+	}
+}
+
+// advanceWork closes the current instant of w: the classes of the CPUs it
+// used are brought up to date — changes that happened at the instant,
+// w.last — and the state then found is taken to hold until now.
+func (s *System) advanceWork(w *conservation, now uint64) {
+	t := w.last
+	overBefore := w.nOver > 0
+	newlyIdle := 0
+	for _, c := range w.touched {
+		cpu := int(c)
+		old, cls := w.class[cpu], s.classOf(cpu)
 		if old == cls {
 			continue
 		}
+		w.class[cpu] = cls
 		switch old {
 		case cpuIdleClass:
-			nIdle--
+			w.nIdle--
+			if overBefore {
+				w.endStretch(t, w.idleSince[cpu])
+			}
 		case cpuOverClass:
-			nOver--
+			w.nOver--
 		}
 		switch cls {
 		case cpuIdleClass:
-			nIdle++
+			w.nIdle++
+			newlyIdle++
+			w.idleSince[cpu] = t
+			w.markIdle(cpu, t)
 		case cpuOverClass:
-			nOver++
-		}
-		if store {
-			w.class[cpu] = cls
+			w.nOver++
 		}
 	}
-	if store {
-		w.nIdle, w.nOver = nIdle, nOver
-		w.touched = w.touched[:0]
+	w.touched = w.touched[:0]
+	switch overNow := w.nOver > 0; {
+	case !overBefore && overNow:
+		// Every idle CPU starts a stretch.
+		w.overStart = t
+		w.stretches += uint64(w.nIdle)
+	case overBefore && overNow:
+		w.stretches += uint64(newlyIdle)
+	case overBefore && !overNow:
+		// Every CPU idle since before t ends its stretch; the longest
+		// is the longest-idle one's.
+		if since, ok := w.longestIdle(); ok && since < t {
+			w.endStretch(t, since)
+		}
 	}
-	return nIdle, nOver
-}
-
-// advanceConservation accounts the instant that ends, whose state held
-// from w.last until now, before the clock moves to now (SetClock).
-func (s *System) advanceConservation(now uint64) {
-	w := &s.work
-	if !w.on {
-		return
-	}
-	nIdle, nOver := s.conservationCounts(true)
 	if w.started {
-		w.add(nIdle, nOver, now-w.last)
+		w.add(w.nIdle, w.nOver, now-t)
 	}
 	w.last = now
 }
 
-// begin starts the accounting at the first SetClock.
-func (w *conservation) begin(now uint64) {
-	if !w.started {
-		w.started, w.start, w.last = true, now, now
+// endStretch ends at t a stretch of a CPU idle since since.
+func (w *conservation) endStretch(t, since uint64) {
+	w.longest = max(w.longest, t-max(since, w.overStart))
+}
+
+// markIdle queues cpu, idle since t, compacting the queue when stale
+// entries make up most of it (so it stays within twice the CPU count).
+func (w *conservation) markIdle(cpu int, t uint64) {
+	if len(w.idleQ) == cap(w.idleQ) {
+		w.idleQ = slices.DeleteFunc(w.idleQ, w.stale)
 	}
+	w.idleQ = append(w.idleQ, idleMark{cpu: int32(cpu), since: t})
+}
+
+// stale reports whether m no longer describes its CPU's idleness.
+func (w *conservation) stale(m idleMark) bool {
+	return w.class[m.cpu] != cpuIdleClass || w.idleSince[m.cpu] != m.since
+}
+
+// longestIdle returns when the longest-idle CPU went idle, if one is.
+func (w *conservation) longestIdle() (uint64, bool) {
+	i := 0
+	for i < len(w.idleQ) && w.stale(w.idleQ[i]) {
+		i++
+	}
+	w.idleQ = w.idleQ[:copy(w.idleQ, w.idleQ[i:])]
+	if len(w.idleQ) == 0 {
+		return 0, false
+	}
+	return w.idleQ[0].since, true
 }
 
 func (w *conservation) add(nIdle, nOver int, dt uint64) {
@@ -173,27 +254,43 @@ func (w *conservation) add(nIdle, nOver int, dt uint64) {
 	}
 }
 
+// clone is a deep copy of w.
+func (w *conservation) clone() conservation {
+	c := *w
+	c.class = slices.Clone(w.class)
+	c.touched = slices.Clone(w.touched)
+	c.idleSince = slices.Clone(w.idleSince)
+	c.idleQ = slices.Clone(w.idleQ)
+	return c
+}
+
 // Conservation returns the work-conservation accounting from the
 // System's first SetClock up to until, which must not be before the
 // current clock (the state of the current instant is taken to last until
-// then). On a machine of one CPU it has only CPUs and Elapsed: nothing
-// is accounted there.
+// then). It changes nothing. On a machine of one CPU it has only CPUs and
+// Elapsed: nothing is accounted there.
 func (s *System) Conservation(until uint64) (Conservation, error) {
 	if until < s.now {
 		return Conservation{}, fmt.Errorf("%w: conservation until %d, before the clock %d", eevdf.ErrClockBackwards, until, s.now)
 	}
-	w := s.work // a copy: reading changes nothing
 	c := Conservation{CPUs: len(s.cpus)}
-	if !w.started {
+	if !s.work.started {
 		return c, nil
 	}
-	c.Elapsed = until - w.start
-	if !w.on {
+	c.Elapsed = until - s.work.start
+	if !s.work.on {
 		return c, nil
 	}
-	nIdle, nOver := s.conservationCounts(false)
-	w.add(nIdle, nOver, until-w.last)
+	w := s.work.clone()
+	s.advanceWork(&w, until)
+	if w.nOver > 0 {
+		// The stretches still open at until.
+		if since, ok := w.longestIdle(); ok {
+			w.endStretch(until, since)
+		}
+	}
 	c.Idle, c.Stranded, c.Overloaded = w.idle, w.stranded, w.over
+	c.Stretches, c.LongestStretch = w.stretches, w.longest
 	return c, nil
 }
 

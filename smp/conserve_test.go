@@ -2,6 +2,7 @@ package smp
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -26,7 +27,9 @@ func TestConservationCountsIdleTimeWhileATaskWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Conservation{CPUs: 2, Elapsed: 10 * ms, Idle: 10 * ms, Stranded: 10 * ms, Overloaded: 10 * ms}
+	// One stretch, open: CPU 1 idle since the start, CPU 0 overloaded too.
+	want := Conservation{CPUs: 2, Elapsed: 10 * ms, Idle: 10 * ms, Stranded: 10 * ms, Overloaded: 10 * ms,
+		Stretches: 1, LongestStretch: 10 * ms}
 	if c != want {
 		t.Fatalf("after 10 ms: %+v, want %+v", c, want)
 	}
@@ -37,7 +40,8 @@ func TestConservationCountsIdleTimeWhileATaskWaits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = Conservation{CPUs: 2, Elapsed: 20 * ms, Idle: 20 * ms, Stranded: 10 * ms, Overloaded: 10 * ms}
+	want = Conservation{CPUs: 2, Elapsed: 20 * ms, Idle: 20 * ms, Stranded: 10 * ms, Overloaded: 10 * ms,
+		Stretches: 1, LongestStretch: 10 * ms}
 	if c != want {
 		t.Fatalf("after 20 ms: %+v, want %+v", c, want)
 	}
@@ -54,6 +58,39 @@ func TestConservationCountsIdleTimeWhileATaskWaits(t *testing.T) {
 	}
 	if _, err := h.s.Conservation(h.now - 1); !errors.Is(err, eevdf.ErrClockBackwards) {
 		t.Errorf("Conservation before the clock: err %v, want ErrClockBackwards", err)
+	}
+}
+
+// TestConservationStretches: on three CPUs, CPU 0 overloaded from 0 to 8
+// ms (two pinned tasks, then one sleeps). CPUs 1 and 2 idle from the
+// start: two stretches open at 0. CPU 1 runs a task from 3 ms to 5 ms,
+// ending its stretch (3 ms) and opening a third at 5 ms; the overload
+// ending at 8 ms ends CPU 2's (8 ms, the longest) and CPU 1's second
+// (3 ms). Stranded: 8 + 3 + 3 = 14 CPU-ms.
+func TestConservationStretches(t *testing.T) {
+	h := newHarness(t, topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 3, ThreadsPerCore: 1})
+	const ms = 1_000_000
+	start := h.now
+	h.pinnedStart(0)
+	h.pinnedStart(0)
+	h.run(start + 3*ms)
+	h.pinnedStart(1)
+	h.run(start + 5*ms)
+	h.block(1)
+	h.resched(1)
+	h.run(start + 8*ms)
+	h.block(0)
+	h.resched(0)
+	h.run(start + 10*ms)
+	c, err := h.s.Conservation(h.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Idle: CPU 1 0–3 and 5–10 (8 ms), CPU 2 0–10 (10 ms).
+	want := Conservation{CPUs: 3, Elapsed: 10 * ms, Idle: 18 * ms, Stranded: 14 * ms, Overloaded: 8 * ms,
+		Stretches: 3, LongestStretch: 8 * ms}
+	if c != want {
+		t.Fatalf("%+v, want %+v", c, want)
 	}
 }
 
@@ -88,5 +125,100 @@ func TestCheckFindsAStaleConservationClass(t *testing.T) {
 	err := h.s.Check()
 	if err == nil || !strings.Contains(err.Error(), "CPU 1 has class 1, its runqueue 0") {
 		t.Fatalf("Check of a stale class: %v", err)
+	}
+}
+
+// TestConservationMatchesANaiveRecount drives random forks, sleeps,
+// wakeups and ticks on four CPUs, and recounts everything at every
+// instant from every CPU's runqueue: the idle and stranded time, the
+// overloaded time, each CPU's stretches and the longest. The System's
+// accounting, which looks only at the CPUs an instant used, must agree.
+func TestConservationMatchesANaiveRecount(t *testing.T) {
+	for seed := range uint64(20) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		h := newHarness(t, topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 4, ThreadsPerCore: 1})
+		n := h.s.NumCPUs()
+		var want Conservation
+		want.CPUs = n
+		start := h.now
+		inStretch := make([]bool, n)
+		since := make([]uint64, n)
+		var sleeping []*Task
+		// sample closes the instant at h.now, whose state holds until next.
+		sample := func(until uint64) {
+			over := 0
+			for i := range n {
+				if h.s.RQ(i).NrRunnable() >= 2 {
+					over++
+				}
+			}
+			for i := range n {
+				idle := h.s.RQ(i).NrRunnable() == 0
+				s := idle && over > 0
+				switch {
+				case s && !inStretch[i]:
+					want.Stretches++
+					since[i] = h.now
+				case !s && inStretch[i]:
+					want.LongestStretch = max(want.LongestStretch, h.now-since[i])
+				}
+				inStretch[i] = s
+				if idle {
+					want.Idle += until - h.now
+					if s {
+						want.Stranded += until - h.now
+					}
+				}
+			}
+			if over > 0 {
+				want.Overloaded += until - h.now
+			}
+		}
+		for range 300 {
+			next := h.now + 100_000 + uint64(r.IntN(2_000_000))
+			sample(next)
+			h.at(next)
+			switch op := r.IntN(10); {
+			case op < 3 && len(h.s.tasks) < 12:
+				cpu := r.IntN(n)
+				if r.IntN(2) == 0 {
+					h.pinnedStart(cpu)
+				} else {
+					free(h.pinnedStart(cpu))
+				}
+			case op < 6:
+				if cpu := r.IntN(n); h.s.Curr(cpu) != nil {
+					sleeping = append(sleeping, h.block(cpu))
+					h.resched(cpu)
+				}
+			case op < 8 && len(sleeping) > 0:
+				i := r.IntN(len(sleeping))
+				h.wake(sleeping[i], nil, 0)
+				sleeping = append(sleeping[:i], sleeping[i+1:]...)
+				h.settle()
+			default:
+				for c := range n {
+					h.s.Tick(c)
+					h.resched(c)
+				}
+				h.settle()
+			}
+			h.check()
+		}
+		end := h.now + 1_000_000
+		sample(end)
+		for i := range n {
+			if inStretch[i] {
+				want.LongestStretch = max(want.LongestStretch, end-since[i])
+			}
+		}
+		want.Elapsed = end - start
+		got, err := h.s.Conservation(end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("seed %d: accounting %+v, recount %+v", seed, got, want)
+		}
 	}
 }
