@@ -29,6 +29,11 @@ type Stats struct {
 	AffinePrev uint64 // wake_affine verdicts for the previous CPU
 
 	Migrations uint64 // every change of a task's CPU, whatever the path
+	// MigratedAffine counts the wakeups among Migrated that moved after
+	// wake_affine chose the waking CPU over the previous one: the affine
+	// pulls (each is also counted under the rule that picked the CPU
+	// near the waker).
+	MigratedAffine uint64
 
 	// Balancing. Levels are indexed by topology.Kind (SMT, MC, PKG).
 	BalanceCalls  [3]uint64 // sched_balance_rq calls: by a busy, an idle, a newly idle CPU
@@ -138,12 +143,16 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 	if waker != nil {
 		w = waking{cpu: waker.cpu, curr: waker}
 	}
+	s.affinePull = false
 	cpu, rule := s.selectTaskRq(t, t.wakeCPU, &wf, w)
 	s.stats.Placed[rule]++
 	t.placed = rule
 	if cpu != t.cpu {
 		wf |= eevdf.WFMigrated
 		s.stats.Migrated[rule]++
+		if s.affinePull {
+			s.stats.MigratedAffine++
+		}
 		s.setTaskCPU(t, cpu)
 	}
 	ef := eevdf.EnqueueWakeup

@@ -194,6 +194,7 @@ func (s *System) wakeAffine(sd *topology.Domain, p *Task, this, prev int, sync b
 		return prev
 	}
 	s.stats.AffineThis++
+	s.affinePull = true
 	return this
 }
 

@@ -353,6 +353,10 @@ func TestSyncWakeupByLoneWakerLandsOnTheWakersCPU(t *testing.T) {
 		if this := uint64(1 - tc.want); st.AffineThis != this || st.AffinePrev != 1-this {
 			t.Errorf("wake flags %#x: affine verdicts this %d, prev %d", tc.wf, st.AffineThis, st.AffinePrev)
 		}
+		// The sync wakeup moved the wakee to the waker's CPU: an affine pull.
+		if pulls := uint64(1 - tc.want); st.MigratedAffine != pulls || st.Migrations != pulls {
+			t.Errorf("wake flags %#x: %d migrations, %d affine pulls; want %d of each", tc.wf, st.Migrations, st.MigratedAffine, pulls)
+		}
 	}
 }
 

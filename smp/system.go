@@ -184,6 +184,7 @@ type System struct {
 	tasks  []*Task
 
 	overloaded bool // the root domain's overloaded flag
+	affinePull bool // the current wakeup's wake_affine chose the waking CPU
 	work       conservation
 	cost       NewidleCost
 	nohzState  nohzGlobal
