@@ -54,13 +54,16 @@ type Report struct {
 // decided it (smp.Stats): select_task_rq_fair for wakeups, the fork slow
 // path for new tasks.
 type PlacementReport struct {
-	Forks       uint64      `json:"forks"`        // tasks started (wake_up_new_task)
-	Wakeups     uint64      `json:"wakeups"`      // wakeups of sleeping tasks, delayed ones included
-	ForkBalance uint64      `json:"fork_balance"` // forks placed on another CPU than the forking one
-	WakeWide    uint64      `json:"wake_wide"`    // wakeups that wake_wide made non-affine
-	AffineThis  uint64      `json:"affine_this"`  // wake_affine verdicts for the waking CPU
-	AffinePrev  uint64      `json:"affine_prev"`  // wake_affine verdicts for the previous CPU
-	Rules       []RuleCount `json:"rules"`        // every rule of smp.Rules, in that order
+	Forks       uint64 `json:"forks"`        // tasks started (wake_up_new_task)
+	Wakeups     uint64 `json:"wakeups"`      // wakeups of sleeping tasks, delayed ones included
+	ForkBalance uint64 `json:"fork_balance"` // forks placed on another CPU than the forking one
+	WakeWide    uint64 `json:"wake_wide"`    // wakeups that wake_wide made non-affine
+	AffineThis  uint64 `json:"affine_this"`  // wake_affine verdicts for the waking CPU
+	AffinePrev  uint64 `json:"affine_prev"`  // wake_affine verdicts for the previous CPU
+	// AffineMigrated counts the wakeups that moved after wake_affine chose
+	// the waking CPU: affine pulls (each also counted by its rule).
+	AffineMigrated uint64      `json:"affine_migrated"`
+	Rules          []RuleCount `json:"rules"` // every rule of smp.Rules, in that order
 }
 
 // ConservationReport measures work conservation over the run (package
@@ -95,11 +98,15 @@ type RuleCount struct {
 // placement rules of smp.Rule: idle_smt an idle SMT sibling, idle_core
 // the first CPU of an idle core, idle_cpu an idle CPU of the LLC scan,
 // target the CPU wake_affine chose, busy_target the same when nothing
-// idle was found, prev, recent, …); "other" for every other change of
-// CPU that smp made (load balancing); and "fork_balance" for new tasks
-// placed away from the forking CPU, which sets a new task's CPU without
-// a migration and so is not part of Report.Migrations. Only causes that
-// occurred are listed, in that order.
+// idle was found, prev, recent, …); "balance" for the tasks that
+// sched_balance_rq moved (newly idle and periodic balancing, and the idle
+// load balancer's); "active" for the running tasks the CPU stopper pushed
+// (active balancing); "exec" for exec balancing; "other" for any other
+// change of CPU smp made; and "fork_balance" for new tasks placed away
+// from the forking CPU, which sets a new task's CPU without a migration
+// and so is not part of Report.Migrations. Only causes that occurred are
+// listed, in that order. PlacementReport.AffineMigrated says how many of
+// the wakeup migrations were affine pulls.
 type MigrationCause struct {
 	Cause string `json:"cause"`
 	Count uint64 `json:"count"`
@@ -354,7 +361,8 @@ func (s *Sim) Report() *Report {
 // placementReport is smp's placement counters.
 func placementReport(st *smp.Stats) PlacementReport {
 	p := PlacementReport{Forks: st.Forks, Wakeups: st.Wakeups, ForkBalance: st.ForkBalance,
-		WakeWide: st.WakeWide, AffineThis: st.AffineThis, AffinePrev: st.AffinePrev}
+		WakeWide: st.WakeWide, AffineThis: st.AffineThis, AffinePrev: st.AffinePrev,
+		AffineMigrated: st.MigratedAffine}
 	for _, rule := range smp.Rules() {
 		p.Rules = append(p.Rules, RuleCount{Rule: rule.String(), Placed: st.Placed[rule], Migrated: st.Migrated[rule]})
 	}
@@ -371,8 +379,15 @@ func migrationCauses(st *smp.Stats) []MigrationCause {
 			wakeups += n
 		}
 	}
-	if st.Migrations > wakeups {
-		out = append(out, MigrationCause{Cause: "other", Count: st.Migrations - wakeups})
+	moved := wakeups
+	for _, c := range []MigrationCause{{"balance", st.BalanceMoves}, {"active", st.ActiveMoves}, {"exec", st.ExecBalance}} {
+		if c.Count > 0 {
+			out = append(out, c)
+			moved += c.Count
+		}
+	}
+	if st.Migrations > moved {
+		out = append(out, MigrationCause{Cause: "other", Count: st.Migrations - moved})
 	}
 	if st.ForkBalance > 0 {
 		out = append(out, MigrationCause{Cause: "fork_balance", Count: st.ForkBalance})
@@ -583,21 +598,32 @@ func (s *Sim) conservation() *ConservationReport {
 }
 
 // writePlacement prints the placements and migrations by rule (the
-// rules that placed something), and the other migrations.
+// rules that placed something), the affine pulls among them, and the
+// migrations of every other cause.
 func (r *Report) writePlacement(w io.Writer) {
 	p := &r.Placement
 	fmt.Fprintf(w, "placement: %d wakeups, %d forks (%d away from the forking CPU); wake_wide %d, wake_affine for the waking CPU %d, for the previous one %d\n",
 		p.Wakeups, p.Forks, p.ForkBalance, p.WakeWide, p.AffineThis, p.AffinePrev)
 	fmt.Fprintf(w, "  %-12s %10s %10s\n", "rule", "placed", "migrated")
-	var wakeups uint64
 	for _, rc := range p.Rules {
 		if rc.Placed > 0 {
 			fmt.Fprintf(w, "  %-12s %10d %10d\n", rc.Rule, rc.Placed, rc.Migrated)
 		}
-		wakeups += rc.Migrated
 	}
-	if r.Migrations > wakeups {
-		fmt.Fprintf(w, "  other migrations (balancing): %d\n", r.Migrations-wakeups)
+	if p.AffineMigrated > 0 {
+		fmt.Fprintf(w, "  of the wakeups that migrated, affine pulls (wake_affine chose the waking CPU): %d\n", p.AffineMigrated)
+	}
+	for _, c := range r.MigrationCauses {
+		switch c.Cause {
+		case "balance":
+			fmt.Fprintf(w, "  migrations by load balancing (sched_balance_rq): %d\n", c.Count)
+		case "active":
+			fmt.Fprintf(w, "  migrations by active balancing: %d\n", c.Count)
+		case "exec":
+			fmt.Fprintf(w, "  migrations by exec balancing: %d\n", c.Count)
+		case "other":
+			fmt.Fprintf(w, "  other migrations: %d\n", c.Count)
+		}
 	}
 }
 
