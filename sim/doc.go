@@ -129,8 +129,10 @@
 // parameters. Reports give per task and per workload latency histograms
 // with exact percentiles (every sample is kept), perf sched latency's
 // runtime, switches and delays, context switches and preemptions, the
-// placements by rule and the migrations by cause (smp.Stats), as text,
-// CSV and JSON; a Chrome/Perfetto trace of the schedule (a track per CPU,
+// placements by rule and the migrations by cause (smp.Stats), work
+// conservation on several CPUs (smp.System.Conservation: the CPU time
+// idle while another CPU had tasks waiting, its stretches and the
+// longest), as text, CSV and JSON; a Chrome/Perfetto trace of the schedule (a track per CPU,
 // migration arrows between them); and, in package sim/plot, PNG plots.
 // Sweep runs configurations in parallel.
 //

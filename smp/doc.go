@@ -38,7 +38,9 @@
 // load.go (the PELT-derived loads), idle.go (what makes a CPU idle,
 // has_idle_cores, avg_idle), core.go (the core.c entry points), newidle.go,
 // periodic.go, balance.go (sched_balance_rq and its statistics), active.go
-// (the CPU stopper's push), nohz.go, rng.go (sched_rng).
+// (the CPU stopper's push), nohz.go, rng.go (sched_rng), conserve.go (the
+// work-conservation accounting, Conservation, which observes and decides
+// nothing).
 //
 // The modelled machine is the symmetric one of KERNEL-SPEC-SMP §0: every CPU
 // of capacity 1024, one NUMA node, no energy model, no asymmetric packing, no
