@@ -481,7 +481,8 @@ func (s *Sim) step() bool {
 		s.done = true
 		return false
 	}
-	ev := s.heap.pop()
+	ev := s.heap[0]
+	s.heap.removeTop()
 	if ev.at != s.now {
 		s.now = ev.at
 		s.steps = 0

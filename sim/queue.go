@@ -126,13 +126,15 @@ func (h *eventHeap) push(e event) {
 	q[i] = e
 }
 
-func (h *eventHeap) pop() event {
+// removeTop removes the least event, q[0], which the caller has read.
+// The hole it leaves goes down along the lesser children to a leaf, one
+// key comparison a level, and the last event, which fills it, goes up
+// from there as far as it must: not far, as it came from the bottom.
+// Sifting that event down from the root instead would compare it with
+// the lesser child at every level as well.
+func (h *eventHeap) removeTop() {
 	q := *h
-	top := q[0]
 	n := len(q) - 1
-	x := q[n]
-	q = q[:n]
-	// Sift the last event down from the root with a hole.
 	i := 0
 	for {
 		l := 2*i + 1
@@ -150,15 +152,20 @@ func (h *eventHeap) pop() event {
 			}
 			m += int(lt)
 		}
-		if !q[m].before(&x) {
-			break
-		}
 		q[i] = q[m]
 		i = m
 	}
-	if n > 0 {
-		q[i] = x
+	if i < n {
+		x := &q[n]
+		for i > 0 {
+			p := (i - 1) / 2
+			if !x.before(&q[p]) {
+				break
+			}
+			q[i] = q[p]
+			i = p
+		}
+		q[i] = *x
 	}
-	*h = q
-	return top
+	*h = q[:n]
 }

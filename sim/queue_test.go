@@ -55,6 +55,13 @@ func TestOrderKeyAgreesWithTheFullOrder(t *testing.T) {
 	}
 }
 
+// pop removes and returns the least event, as the simulator's step does.
+func (h *eventHeap) pop() event {
+	e := (*h)[0]
+	h.removeTop()
+	return e
+}
+
 // TestEventHeapPopsInOrder pushes and pops random events, interleaved,
 // and checks every pop against the least remaining event in the full
 // order.
