@@ -170,13 +170,13 @@ func (s *Sim) switchIn(c *cpu, ti int32) {
 // postTick queues the next tick instant: the next multiple of TICK_NSEC.
 func (s *Sim) postTick() {
 	s.tickPosted = true
-	s.post((s.now/s.tickNsec+1)*s.tickNsec, evTick, -1, -1, 0)
+	s.tickAt = (s.now/s.tickNsec + 1) * s.tickNsec
 }
 
 // postNextTick queues the tick instant after the current one.
 func (s *Sim) postNextTick() {
 	s.tickPosted = true
-	s.post(s.now+s.tickNsec, evTick, -1, -1, 0)
+	s.tickAt = s.now + s.tickNsec
 }
 
 // ticks is a tick instant (§7.3 steps 3 and 4): the tick handler of every

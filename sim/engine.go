@@ -20,7 +20,7 @@ const (
 	evStart   evKind = iota // a task is created (wake_up_new_task)
 	evWake                  // a sleep or timer expires
 	evDone                  // the running task reaches the end of its Run or SpinFor phase
-	evTick                  // the periodic scheduler tick, of every CPU that ticks
+	evTick                  // the periodic scheduler tick, of every CPU that ticks (Sim.tickAt, not queued)
 	evResched               // a reschedule delayed by the wakeup cost
 	evResume                // the switch cost has elapsed: the new task starts to progress
 	evSample                // a runtime-share sample
@@ -103,7 +103,7 @@ type Sim struct {
 
 	now     uint64
 	seq     uint64
-	heap    eventHeap
+	heap    eventHeap // every event but the tick
 	cpus    []cpu
 	tasks   []task
 	chans   []chanState
@@ -123,7 +123,8 @@ type Sim struct {
 
 	// Ticks and reschedules (§7.3).
 	ticking    *topology.Mask // NohzIdle: the CPUs whose tick runs (busy ones)
-	tickPosted bool           // an evTick is queued
+	tickPosted bool           // a tick instant is pending, at tickAt
+	tickAt     uint64         // (kept out of the heap: see nextIsTick)
 	due        *topology.Mask // CPUs whose reschedule is due at this instant
 	nDue       int
 	flushing   bool
@@ -472,25 +473,38 @@ func (s *Sim) step() bool {
 	if s.done || s.err != nil {
 		return false
 	}
-	if s.live == 0 || len(s.heap) == 0 {
+	if s.live == 0 {
 		s.done = true
 		return false
 	}
-	if s.heap[0].at > s.stop {
-		s.now = s.stop
-		s.done = true
-		return false
+	var cls evClass
+	if s.nextIsTick() {
+		if s.tickAt > s.stop {
+			s.now = s.stop
+			s.done = true
+			return false
+		}
+		s.advance(s.tickAt)
+		s.ticks()
+		cls = clsTick
+	} else {
+		if len(s.heap) == 0 {
+			s.done = true
+			return false
+		}
+		if s.heap[0].at > s.stop {
+			s.now = s.stop
+			s.done = true
+			return false
+		}
+		ev := s.heap[0]
+		s.heap.removeTop()
+		s.advance(ev.at)
+		s.dispatch(&ev)
+		cls = ev.cls
 	}
-	ev := s.heap[0]
-	s.heap.removeTop()
-	if ev.at != s.now {
-		s.now = ev.at
-		s.steps = 0
-		s.syncClock()
-	}
-	s.dispatch(&ev)
-	if ev.cls < clsTask {
-		if len(s.heap) > 0 && s.heap[0].at == s.now && s.heap[0].cls < clsTask {
+	if cls < clsTask {
+		if s.moreBeforeTasks() {
 			// More of steps 2 to 5 at this instant: the reschedules
 			// and the tasks they switch in wait for them.
 			return s.endStep()
@@ -499,6 +513,34 @@ func (s *Sim) step() bool {
 	}
 	s.drainResumes()
 	return s.endStep()
+}
+
+// nextIsTick reports whether the next event is the pending tick instant.
+// There is at most one, so it is kept apart from the heap, where it would
+// cost a push and a pop every tick: it comes before the heap's least
+// event if earlier, or at the same time if that event's class is later
+// than clsTick (two events of different classes never tie).
+func (s *Sim) nextIsTick() bool {
+	if !s.tickPosted {
+		return false
+	}
+	return len(s.heap) == 0 || s.tickAt < s.heap[0].at || s.tickAt == s.heap[0].at && s.heap[0].cls > clsTick
+}
+
+// moreBeforeTasks reports whether an event of steps 2 to 5 (a class
+// before clsTask) is still pending at the current instant.
+func (s *Sim) moreBeforeTasks() bool {
+	return s.tickPosted && s.tickAt == s.now ||
+		len(s.heap) > 0 && s.heap[0].at == s.now && s.heap[0].cls < clsTask
+}
+
+// advance moves the simulated time to the instant of the next event.
+func (s *Sim) advance(at uint64) {
+	if at != s.now {
+		s.now = at
+		s.steps = 0
+		s.syncClock()
+	}
 }
 
 // endStep checks the invariants in debug mode and reports progress.
@@ -533,8 +575,6 @@ func (s *Sim) dispatch(ev *event) {
 		}
 		s.events++
 		s.phaseDone(&s.cpus[t.runCPU], ev.task)
-	case evTick:
-		s.ticks()
 	case evResched:
 		s.events++
 		c := &s.cpus[ev.cpu]
