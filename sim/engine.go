@@ -415,18 +415,20 @@ func latencyCapacity(p *program, stop uint64) int {
 // post queues an event.
 func (s *Sim) post(at uint64, k evKind, t, c int32, gen uint32) {
 	s.seq++
-	e := event{at: at, seq: s.seq, task: t, cpu: c, gen: gen, kind: k, cls: classOf[k]}
+	e := s.heap.add()
+	e.at, e.seq, e.ord, e.task, e.cpu, e.gen, e.kind, e.cls = at, s.seq, 0, t, c, gen, k, classOf[k]
 	e.key = e.orderKey()
-	s.heap.push(e)
+	s.heap.up()
 }
 
 // postTimer queues the expiry of a timer t armed now, which orders it
 // among the expiries of its instant (§7.3 step 2).
 func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 	s.seq++
-	e := event{at: at, seq: s.seq, ord: s.now, task: t, cpu: -1, gen: gen, kind: evWake, cls: clsTimer}
+	e := s.heap.add()
+	e.at, e.seq, e.ord, e.task, e.cpu, e.gen, e.kind, e.cls = at, s.seq, s.now, t, -1, gen, evWake, clsTimer
 	e.key = e.orderKey()
-	s.heap.push(e)
+	s.heap.up()
 }
 
 // fail records the first internal error; the run stops at the next step.

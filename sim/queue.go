@@ -110,11 +110,27 @@ func tieBit(a, b *event) uint64 {
 // not depend on the heap's shape.
 type eventHeap []event
 
-func (h *eventHeap) push(e event) {
-	*h = append(*h, e)
+// add appends a slot for an event, which the caller fills in, every
+// field, before calling up: built in place, the event is not copied on
+// its way in.
+func (h *eventHeap) add() *event {
+	if n := len(*h); n < cap(*h) {
+		*h = (*h)[:n+1]
+	} else {
+		*h = append(*h, event{})
+	}
+	return &(*h)[len(*h)-1]
+}
+
+// up moves the event last added to its place.
+func (h *eventHeap) up() {
 	q := *h
 	// Sift up with a hole: parents move down until e's place is found.
 	i := len(q) - 1
+	if i <= 0 {
+		return
+	}
+	e := q[i]
 	for i > 0 {
 		p := (i - 1) / 2
 		if !e.before(&q[p]) {

@@ -55,6 +55,12 @@ func TestOrderKeyAgreesWithTheFullOrder(t *testing.T) {
 	}
 }
 
+// push queues e, as the simulator's post does.
+func (h *eventHeap) push(e event) {
+	*h.add() = e
+	h.up()
+}
+
 // pop removes and returns the least event, as the simulator's step does.
 func (h *eventHeap) pop() event {
 	e := (*h)[0]
