@@ -513,7 +513,9 @@ func (s *Sim) step() bool {
 		}
 		s.flushDue() // §7.3 step 5
 	}
-	s.drainResumes()
+	if len(s.resume) > 0 {
+		s.drainResumes()
+	}
 	return s.endStep()
 }
 
@@ -547,6 +549,15 @@ func (s *Sim) advance(at uint64) {
 
 // endStep checks the invariants in debug mode and reports progress.
 func (s *Sim) endStep() bool {
+	if s.debug || s.cfg.Progress != nil {
+		s.checkAndReport()
+	}
+	return s.err == nil
+}
+
+// checkAndReport is endStep's work, when there is any: kept out of line,
+// so that endStep, called at every step, inlines.
+func (s *Sim) checkAndReport() {
 	if s.debug && s.err == nil {
 		s.fail(s.check())
 	}
@@ -554,7 +565,6 @@ func (s *Sim) endStep() bool {
 		s.cfg.Progress(float64(s.now) / float64(s.stop))
 		s.nextPct = s.now + max(s.stop/100, 1)
 	}
-	return s.err == nil
 }
 
 // dispatch handles one event; stale events are dropped without counting.
