@@ -55,15 +55,6 @@ type bTimeline struct {
 	free   tlFree
 	// pending is an entity inserted but not yet placed (see insert).
 	pending *SchedEntity
-	// path is the descent of an insertion, scratch space kept here rather
-	// than on the stack so that it is not zeroed at every call.
-	path [tlMaxHeight]tlStep
-}
-
-// tlStep is one level of a descent: the node and the child taken.
-type tlStep struct {
-	n *tlInner
-	i int
 }
 
 // keeps reports that a subtree of aggregate a that holds an entity of
@@ -145,13 +136,9 @@ func (t *bTimeline) place(se *SchedEntity) {
 		return
 	}
 	dl := se.deadline
-	depth := 0
 	for !nd.leaf {
 		in := nd.asInner()
-		i := in.childFor(dl)
-		t.path[depth] = tlStep{in, i}
-		depth++
-		nd = in.kids[i]
+		nd = in.kids[in.childFor(dl)]
 	}
 	l := nd.asLeaf()
 	x := agg{se.vruntime, se.slice, se.slice}
@@ -159,18 +146,18 @@ func (t *bTimeline) place(se *SchedEntity) {
 		if l.insertSorted(se) == 0 && l == t.head {
 			t.first = se
 		}
-		t.addAgg(depth, x)
+		t.addAgg(&l.tlNode, x)
 		return
 	}
-	t.splitLeaf(depth, l, l.upperFull(dl), se, x)
+	t.splitLeaf(l, l.upperFull(dl), se, x)
 }
 
-// addAgg merges x into the aggregates of t.path[:depth], from the deepest
-// up, and into the tree's, stopping at the first that does not change:
-// every aggregate above it already covers x.
-func (t *bTimeline) addAgg(depth int, x agg) {
-	for d := depth - 1; d >= 0; d-- {
-		in, i := t.path[d].n, t.path[d].i
+// addAgg merges x into the aggregates of nd and of the nodes above it, as
+// their parents hold them, and into the tree's, stopping at the first
+// that does not change: every aggregate above it already covers x.
+func (t *bTimeline) addAgg(nd *tlNode, x agg) {
+	for ; nd.parent != nil; nd = &nd.parent.tlNode {
+		in, i := nd.parent, nd.pos
 		v, lo, hi := in.minV[i], in.minS[i], in.maxS[i]
 		nv, nlo, nhi := minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
 		if nv == v && nlo == lo && nhi == hi {
@@ -181,8 +168,8 @@ func (t *bTimeline) addAgg(depth int, x agg) {
 	t.agg = entityAug{}.Merge(t.agg, x)
 }
 
-// splitLeaf inserts se (aggregate x) at position i of the full leaf l,
-// reached through t.path[:depth], by splitting l: l keeps the lower
+// splitLeaf inserts se (aggregate x) at position i of the full leaf l by
+// splitting l: l keeps the lower
 // entities, a new right sibling r takes the others (whose handles move to
 // r), and r's first deadline separates them in the parent. Into the lower
 // half, se goes with an even split; into the upper half, the split is at
@@ -199,7 +186,7 @@ func (t *bTimeline) addAgg(depth int, x agg) {
 //	| a b c d e f g h |  + x   =>   | a b c d e |   | x f g h |
 //	+-----------------+             +-----------+ ^ +---------+
 //	                                       separator: x's deadline
-func (t *bTimeline) splitLeaf(depth int, l *tlLeaf, i int, se *SchedEntity, x agg) {
+func (t *bTimeline) splitLeaf(l *tlLeaf, i int, se *SchedEntity, x agg) {
 	keep := (leafMax + 2) / 2
 	if i >= keep {
 		// se goes into the upper half: the split is at its position,
@@ -219,13 +206,13 @@ func (t *bTimeline) splitLeaf(depth int, l *tlLeaf, i int, se *SchedEntity, x ag
 	if l == t.head {
 		t.first = l.firstEntity()
 	}
-	t.grow(depth, &l.tlNode, l.fold(), &r.tlNode, r.fold(), r.firstDeadline(), x)
+	t.grow(&l.tlNode, l.fold(), &r.tlNode, r.fold(), r.firstDeadline(), x)
 }
 
 // grow puts right, the new right sibling of left (their aggregates la and
-// ra, separator sep between them), into the parent of left, which
-// t.path[:depth] leads to; a full parent splits in turn (splitInsert), and
-// a split root makes a new root above the two halves. x is the aggregate
+// ra, separator sep between them), into the parent of left; a full parent
+// splits in turn (splitInsert), and a split root makes a new root above
+// the two halves. x is the aggregate
 // of the inserted entity: above the last node that changed shape, the
 // aggregates only gain x.
 //
@@ -234,13 +221,13 @@ func (t *bTimeline) splitLeaf(depth int, l *tlLeaf, i int, se *SchedEntity, x ag
 //	|   root    |     =>          +--/---\--+
 //	+-----------+                   /     \
 //	                             left     right
-func (t *bTimeline) grow(depth int, left *tlNode, la agg, right *tlNode, ra agg, sep uint64, x agg) {
-	for d := depth - 1; d >= 0; d-- {
-		p, pi := t.path[d].n, t.path[d].i
+func (t *bTimeline) grow(left *tlNode, la agg, right *tlNode, ra agg, sep uint64, x agg) {
+	for left.parent != nil {
+		p, pi := left.parent, int(left.pos)
 		p.setAgg(pi, la)
 		if p.n < innerMax {
 			p.insertKid(pi+1, sep, right, ra)
-			t.addAgg(d, x)
+			t.addAgg(&p.tlNode, x)
 			return
 		}
 		pr := t.free.newInner()
@@ -254,7 +241,7 @@ func (t *bTimeline) grow(depth int, left *tlNode, la agg, right *tlNode, ra agg,
 	root.setAgg(0, la)
 	root.setAgg(1, ra)
 	root.sep[0] = sep
-	left.parent, right.parent = root, root
+	root.adopt(0, 2)
 	t.root = &root.tlNode
 	t.height++
 	t.agg = entityAug{}.Merge(la, ra)
@@ -286,7 +273,7 @@ func (in *tlInner) splitInsert(k int, s uint64, c *tlNode, ca agg, r *tlInner) u
 		copy(r.sep[:innerMax-keep], in.sep[keep-1:innerMax-1])
 		r.kids[0] = c
 		r.setAgg(0, ca)
-		c.parent = r
+		r.adopt(0, 1)
 		in.n, r.n = keep, innerMax-keep+1
 		return s
 	default:
@@ -411,7 +398,7 @@ func (t *bTimeline) shrink(nd *tlNode, x agg) {
 		}
 		switch {
 		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
-			i := p.indexOf(nd)
+			i := int(nd.pos)
 			a := p.aggOf(i)
 			if keeps(a, x) {
 				return
@@ -427,7 +414,7 @@ func (t *bTimeline) shrink(nd *tlNode, x agg) {
 			t.free.free(nd, t.count)
 			t.head, head = nil, nil
 		default:
-			t.refill(p, p.indexOf(nd))
+			t.refill(p, int(nd.pos))
 		}
 		nd = &p.tlNode
 	}
@@ -454,7 +441,7 @@ func (t *bTimeline) shrinkRoot(nd *tlNode, x agg) {
 		in := nd.asInner()
 		c := in.kids[0]
 		t.agg = in.aggOf(0)
-		c.parent = nil
+		c.parent, c.pos = nil, 0
 		in.kids[0], in.n = nil, 0
 		t.root = c
 		t.height--
@@ -759,7 +746,7 @@ func (f *tlFree) newInner() *tlInner {
 // free takes n, empty and out of a tree of count entities, for reuse or
 // lets it go.
 func (f *tlFree) free(n *tlNode, count int) {
-	n.parent, n.n = nil, 0
+	n.parent, n.n, n.pos = nil, 0, 0
 	head, c := &f.leaves, &f.nLeaves
 	if !n.leaf {
 		head, c = &f.inners, &f.nInners

@@ -560,6 +560,8 @@ func TestTimelineTreeVerifyDetectsCorruption(t *testing.T) {
 		{"separator too low", func(tr *bTimeline) { inner(tr, 0).sep[0] = tlAt(-5) }, "separator"},
 		{"separator too high", func(tr *bTimeline) { inner(tr).sep[0] += 1 << 20 }, "separator"},
 		{"parent pointer", func(tr *bTimeline) { inner(tr, 1).parent = inner(tr, 0) }, "parent"},
+		{"position in the parent", func(tr *bTimeline) { inner(tr, 1).pos = 0 }, "position"},
+		{"position of a leaf", func(tr *bTimeline) { leaf(tr).pos++ }, "position"},
 		{"stale entity slot", func(tr *bTimeline) {
 			l := leaf(tr)
 			if l.n == leafMax {

@@ -49,11 +49,19 @@ var (
 // interior nodes are allocated with their own sizes; the leaf flag tells
 // which one a *tlNode points to, and asLeaf or asInner recovers that type
 // (never a larger one than was allocated).
+//
+// pos is the node's position among its parent's children
+// (parent.kids[pos] is the node), so that a walk up from a leaf, an
+// erasure's or an insertion's, finds each aggregate to update without
+// scanning the parent's children, and an insertion needs no record of its
+// descent. The moves of children between and within interior nodes keep
+// it current.
 type tlNode struct {
 	parent *tlInner // nil for the root and for free nodes
 	next   *tlNode  // free-list link; nil while in the tree
 	n      int32    // leaf: entities held; interior: children
 	leaf   bool
+	pos    uint8 // index in parent.kids; 0 for the root and free nodes
 }
 
 // tlLeaf holds up to leafMax entities in timeline order, as structure of
@@ -391,14 +399,13 @@ func withoutNode(n *tlNode, a, x agg) agg {
 // key to the right.
 func (in *tlInner) childFor(dl uint64) int { return upperSep(&in.sep, in.count()-1, dl) }
 
-// indexOf returns the position of the child c.
-func (in *tlInner) indexOf(c *tlNode) int {
-	for i, x := range in.kids[:in.n] {
-		if x == c {
-			return i
-		}
+// adopt makes in the parent of its children from..to-1, at their
+// positions.
+func (in *tlInner) adopt(from, to int) {
+	for i := from; i < to; i++ {
+		c := in.kids[i]
+		c.parent, c.pos = in, uint8(i)
 	}
-	panic("eevdf: timeline node is not among its parent's children")
 }
 
 // insertKid puts child c (subtree aggregate ca) at position i ≥ 1, with
@@ -417,8 +424,8 @@ func (in *tlInner) insertKid(i int, s uint64, c *tlNode, ca agg) {
 	in.sep[i-1] = s
 	in.kids[i] = c
 	in.setAgg(i, ca)
-	c.parent = in
 	in.n++
+	in.adopt(i, n+1)
 }
 
 // removeKid takes out child i and one separator next to it: the one on
@@ -433,24 +440,27 @@ func (in *tlInner) removeKid(i int) {
 	copy(in.kids[i:n-1], in.kids[i+1:n])
 	in.kids[n-1] = nil
 	in.n--
+	for j := i; j < n-1; j++ {
+		in.kids[j].pos = uint8(j)
+	}
 }
 
 // moveKids moves the k children src[from:from+k] (with their aggregates)
 // to dst[to:to+k], making dst their parent, and clears the vacated child
-// slots of src. Separators and counts are the caller's.
+// slots of src. Separators and counts are the caller's, and so are the
+// positions of src's children after the vacated slots.
 func moveKids(dst *tlInner, to int, src *tlInner, from, k int) {
 	copy(dst.minV[to:to+k], src.minV[from:from+k])
 	copy(dst.minS[to:to+k], src.minS[from:from+k])
 	copy(dst.maxS[to:to+k], src.maxS[from:from+k])
 	copy(dst.kids[to:to+k], src.kids[from:from+k])
 	clear(src.kids[from : from+k])
-	for _, c := range dst.kids[to : to+k] {
-		c.parent = dst
-	}
+	dst.adopt(to, to+k)
 }
 
 // shiftKids moves the children in[from:n] and the separators
-// sep[from:n-1] by d slots (d may be negative), within the node.
+// sep[from:n-1] by d slots (d may be negative), within the node, and
+// renumbers the children moved.
 func shiftKids(in *tlInner, from, d int) {
 	n := in.count()
 	if from < n-1 {
@@ -460,4 +470,7 @@ func shiftKids(in *tlInner, from, d int) {
 	copy(in.minS[from+d:n+d], in.minS[from:n])
 	copy(in.maxS[from+d:n+d], in.maxS[from:n])
 	copy(in.kids[from+d:n+d], in.kids[from:n])
+	for j := from + d; j < n+d; j++ {
+		in.kids[j].pos = uint8(j)
+	}
 }

@@ -15,10 +15,11 @@ import (
 //   - every child's aggregate stored in its parent, and the tree's, equal
 //     their definition recomputed from the entities;
 //   - every separator lies between the deadlines on its two sides;
-//   - every node's parent pointer names its parent; nodes other than the
-//     root and the leftmost leaf hold between their minimum and maximum
-//     entries, the root at least one entity or two children, the leftmost
-//     leaf at least one entity; all leaves are at depth height-1;
+//   - every node's parent pointer names its parent, and its position is
+//     its index among the parent's children; nodes other than the root and
+//     the leftmost leaf hold between their minimum and maximum entries,
+//     the root at least one entity or two children, the leftmost leaf at
+//     least one entity; all leaves are at depth height-1;
 //   - slots past a node's entries hold no pointer (the tree keeps nothing
 //     alive that left it);
 //   - the count, the leftmost leaf, the leftmost entity and the free lists
@@ -36,8 +37,8 @@ func (t *bTimeline) verify() error {
 		}
 		return t.free.verify()
 	}
-	if t.root.parent != nil {
-		return fmt.Errorf("btree: root has a parent")
+	if t.root.parent != nil || t.root.pos != 0 {
+		return fmt.Errorf("btree: root has a parent or a position")
 	}
 	v := tlVerifier{t: t}
 	sp, err := v.walk(t.root, 0)
@@ -121,6 +122,8 @@ func (v *tlVerifier) walk(nd *tlNode, depth int) (span, error) {
 			return sp, fmt.Errorf("btree: %s: missing child", v.where(depth+1))
 		case c.parent != in:
 			return sp, fmt.Errorf("btree: %s: parent pointer does not name its parent", v.where(depth+1))
+		case int(c.pos) != i:
+			return sp, fmt.Errorf("btree: %s: position %d among its parent's children is recorded as %d", v.where(depth+1), i, c.pos)
 		}
 		cs, err := v.walk(c, depth+1)
 		if err != nil {
@@ -199,8 +202,8 @@ func (f *tlFree) verify() error {
 			if c++; c > l.n {
 				return fmt.Errorf("btree: %s free list holds more than its count, %d, of nodes", l.name, l.n)
 			}
-			if n.leaf != l.leaf || n.n != 0 || n.parent != nil {
-				return fmt.Errorf("btree: %s free list holds a node with leaf=%v, %d entries, parent %p", l.name, n.leaf, n.n, n.parent)
+			if n.leaf != l.leaf || n.n != 0 || n.parent != nil || n.pos != 0 {
+				return fmt.Errorf("btree: %s free list holds a node with leaf=%v, %d entries, parent %p, position %d", l.name, n.leaf, n.n, n.parent, n.pos)
 			}
 			if err := clearedNode(n); err != nil {
 				return fmt.Errorf("btree: %s free list: %w", l.name, err)
