@@ -414,35 +414,39 @@ func (in *tlInner) adopt(from, to int) {
 //
 //	before:   s0    s1              after:   s0    s      s1
 //	        K0   K1    K2                  K0   K1    c      K2
+//
+// The shift is one loop, which renumbers each child it moves, rather than
+// five calls of memmove (one with write barriers), which cost more than
+// the few words they move.
 func (in *tlInner) insertKid(i int, s uint64, c *tlNode, ca agg) {
-	n := in.count()
-	copy(in.sep[i:n], in.sep[i-1:n-1])
-	copy(in.minV[i+1:n+1], in.minV[i:n])
-	copy(in.minS[i+1:n+1], in.minS[i:n])
-	copy(in.maxS[i+1:n+1], in.maxS[i:n])
-	copy(in.kids[i+1:n+1], in.kids[i:n])
+	for j := in.count(); j > i; j-- {
+		k := in.kids[j-1]
+		in.kids[j], k.pos = k, uint8(j)
+		in.minV[j], in.minS[j], in.maxS[j] = in.minV[j-1], in.minS[j-1], in.maxS[j-1]
+		in.sep[j-1] = in.sep[j-2]
+	}
 	in.sep[i-1] = s
 	in.kids[i] = c
 	in.setAgg(i, ca)
+	c.parent, c.pos = in, uint8(i)
 	in.n++
-	in.adopt(i, n+1)
 }
 
 // removeKid takes out child i and one separator next to it: the one on
-// its left (sep[i-1]), or for i = 0 the one on its right (sep[0]).
+// its left (sep[i-1]), or for i = 0 the one on its right (sep[0]). The
+// shifts are loops, as in insertKid.
 func (in *tlInner) removeKid(i int) {
 	n := in.count()
-	s := max(i-1, 0)
-	copy(in.sep[s:n-2], in.sep[s+1:n-1])
-	copy(in.minV[i:n-1], in.minV[i+1:n])
-	copy(in.minS[i:n-1], in.minS[i+1:n])
-	copy(in.maxS[i:n-1], in.maxS[i+1:n])
-	copy(in.kids[i:n-1], in.kids[i+1:n])
+	for j := max(i-1, 0); j < n-2; j++ {
+		in.sep[j] = in.sep[j+1]
+	}
+	for j := i; j < n-1; j++ {
+		k := in.kids[j+1]
+		in.kids[j], k.pos = k, uint8(j)
+		in.minV[j], in.minS[j], in.maxS[j] = in.minV[j+1], in.minS[j+1], in.maxS[j+1]
+	}
 	in.kids[n-1] = nil
 	in.n--
-	for j := i; j < n-1; j++ {
-		in.kids[j].pos = uint8(j)
-	}
 }
 
 // moveKids moves the k children src[from:from+k] (with their aggregates)
