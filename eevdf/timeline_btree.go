@@ -390,12 +390,7 @@ func (t *bTimeline) leftmostLeaf() *tlLeaf {
 // sibling becoming the leftmost leaf.
 func (t *bTimeline) shrink(nd *tlNode, x agg) {
 	head := &t.head.tlNode
-	for {
-		p := nd.parent
-		if p == nil {
-			t.shrinkRoot(nd, x)
-			return
-		}
+	for p := nd.parent; p != nil; nd, p = &p.tlNode, p.parent {
 		switch {
 		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
 			i := int(nd.pos)
@@ -403,7 +398,12 @@ func (t *bTimeline) shrink(nd *tlNode, x agg) {
 			if keeps(a, x) {
 				return
 			}
-			na := withoutNode(nd, a, x)
+			var na agg
+			if nd.leaf {
+				na = nd.asLeaf().without(a, x)
+			} else {
+				na = nd.asInner().without(a, x)
+			}
 			if na == a {
 				return
 			}
@@ -416,7 +416,15 @@ func (t *bTimeline) shrink(nd *tlNode, x agg) {
 		default:
 			t.refill(p, int(nd.pos))
 		}
-		nd = &p.tlNode
+	}
+	// At the root: an interior root that keeps two children or more, what
+	// nearly every erasure in a tree of several levels reaches, is
+	// handled here rather than in shrinkRoot.
+	switch {
+	case nd.leaf || nd.n == 1:
+		t.shrinkRoot(nd, x)
+	case !keeps(t.agg, x):
+		t.agg = nd.asInner().without(t.agg, x)
 	}
 }
 
