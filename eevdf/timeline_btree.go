@@ -463,7 +463,8 @@ func (t *bTimeline) shrinkRoot(nd *tlNode, x agg) {
 // borrowing from a sibling that can lend (evening the two out: when the
 // front of a run queue drains, as picks make it, the leftmost leaf would
 // otherwise borrow again at every erasure) or by merging it into a
-// sibling. The aggregates of the children involved are refolded.
+// sibling (for a leaf, whenever the two fit in leafMergeMax entities).
+// The aggregates of the children involved are refolded.
 func (t *bTimeline) refill(p *tlInner, i int) {
 	if p.kids[i].leaf {
 		t.refillLeaf(p, i)
@@ -473,19 +474,23 @@ func (t *bTimeline) refill(p *tlInner, i int) {
 }
 
 // refillLeaf is refill for a leaf c = p.kids[i], which is not the
-// leftmost leaf (shrink exempts that one). A merge moves c's entities,
-// the fewer, into the sibling; c is freed.
+// leftmost leaf (shrink exempts that one). Its sibling is the left one,
+// for i = 0 the right one. When the two hold at most leafMergeMax
+// entities, c's, the fewer, move into the sibling and c is freed;
+// otherwise c borrows. For leafMax = 8 (leafMin = 2, leafMergeMax = 6):
 //
-// Borrowing k from the left sibling (the right one is the mirror image):
+// Borrowing k = 4 from the left sibling (the right one is the mirror
+// image):
 //
-//	      +---+                      +---+
-//	      | s |                      | d |
-//	      +---+          =>          +---+
-//	+---------+   +---+     +-----+       +-------+
-//	| a b c d |   | e |     | a b |       | c d e |   (sep: c's deadline)
-//	+---------+   +---+     +-----+       +-------+
+//	          +---+                          +---+
+//	          | s |                          | e |
+//	          +---+            =>            +---+
+//	+-----------------+ +---+     +---------+     +-----------+
+//	| a b c d e f g h | | i |     | a b c d |     | e f g h i |
+//	+-----------------+ +---+     +---------+     +-----------+
+//	                                       (sep: e's deadline)
 //
-// Merging into the left sibling (for i = 0: into the right one):
+// Merging into the left sibling:
 //
 //	   +---------+                +-------+
 //	   | s  t  u |                | s   u |
@@ -496,7 +501,7 @@ func (t *bTimeline) refill(p *tlInner, i int) {
 func (t *bTimeline) refillLeaf(p *tlInner, i int) {
 	c := p.kids[i].asLeaf()
 	if i > 0 {
-		if l := p.kids[i-1].asLeaf(); l.n > leafMin {
+		if l := p.kids[i-1].asLeaf(); l.n+c.n > leafMergeMax {
 			k := (l.count() - c.count() + 1) / 2
 			c.moveOff(-k)
 			moveLeaf(c, 0, l, l.count()-k, k)
@@ -508,8 +513,8 @@ func (t *bTimeline) refillLeaf(p *tlInner, i int) {
 			return
 		}
 	}
-	if i+1 < p.count() {
-		if r := p.kids[i+1].asLeaf(); r.n > leafMin {
+	if i == 0 {
+		if r := p.kids[i+1].asLeaf(); r.n+c.n > leafMergeMax {
 			k := (r.count() - c.count() + 1) / 2
 			moveLeaf(c, c.count(), r, 0, k)
 			r.moveOff(k)
