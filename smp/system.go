@@ -416,22 +416,31 @@ func (s *System) Jiffies() uint64 { return s.jiffies }
 // for an id that is not a CPU). The caller may query it; changing it other
 // than through the System (an enqueue, a pick) breaks the System's view.
 func (s *System) RQ(cpu int) *eevdf.CfsRq {
-	if cpu < 0 || cpu >= len(s.cpus) {
+	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil
 	}
 	return s.rq(cpu)
 }
 
 // rq is update_rq_clock and cpu_rq: the runqueue with its clock at now.
+// Only the first use in an instant has work to do (syncRq); rq is kept
+// small enough to inline, so that the uses after it cost a comparison.
 func (s *System) rq(cpu int) *eevdf.CfsRq {
 	c := &s.cpus[cpu]
 	if c.clockEpoch != s.epoch {
-		// SetClock never goes backwards, so this cannot fail.
-		_ = c.rq.SetClock(s.now)
-		c.clockEpoch = s.epoch
-		s.work.use(cpu)
+		s.syncRq(cpu)
 	}
 	return c.rq
+}
+
+// syncRq is rq's update_rq_clock: cpu's runqueue is brought to now and
+// listed as used in the instant.
+func (s *System) syncRq(cpu int) {
+	c := &s.cpus[cpu]
+	// SetClock never goes backwards, so this cannot fail.
+	_ = c.rq.SetClock(s.now)
+	c.clockEpoch = s.epoch
+	s.work.use(cpu)
 }
 
 // Curr returns the task cpu runs, or nil while its idle task runs.
