@@ -52,15 +52,21 @@ const NumRules = int(numRules)
 // Stats returns the System's counters.
 func (s *System) Stats() Stats { return s.stats }
 
-// own checks that t is a task of s.
+// own checks that t is a task of s. The check inlines; the error is made
+// out of line (ownErr).
 func (s *System) own(t *Task) error {
-	switch {
-	case t == nil:
-		return fmt.Errorf("%w: nil task", ErrTaskState)
-	case t.sys != s:
-		return fmt.Errorf("%w: %s", ErrForeignTask, t)
+	if t == nil || t.sys != s {
+		return s.ownErr(t)
 	}
 	return nil
+}
+
+// ownErr is own's error for t, which is not a task of s.
+func (s *System) ownErr(t *Task) error {
+	if t == nil {
+		return fmt.Errorf("%w: nil task", ErrTaskState)
+	}
+	return fmt.Errorf("%w: %s", ErrForeignTask, t)
 }
 
 // current returns the waking context of cpu: the CPU and what runs there.
@@ -216,14 +222,20 @@ func (s *System) Exit(cpu int) error {
 
 // running returns cpu's running task.
 func (s *System) running(cpu int) (*Task, error) {
-	if cpu < 0 || cpu >= len(s.cpus) {
-		return nil, fmt.Errorf("%w: %d", ErrBadCPU, cpu)
+	if uint(cpu) < uint(len(s.cpus)) {
+		if t := taskOf(s.rq(cpu).Curr()); t != nil {
+			return t, nil
+		}
 	}
-	t := taskOf(s.rq(cpu).Curr())
-	if t == nil {
-		return nil, fmt.Errorf("%w: CPU %d", ErrIdle, cpu)
+	return nil, s.cpuErr(cpu)
+}
+
+// cpuErr is running's error for cpu: not a CPU, or idle.
+func (s *System) cpuErr(cpu int) error {
+	if uint(cpu) >= uint(len(s.cpus)) {
+		return fmt.Errorf("%w: %d", ErrBadCPU, cpu)
 	}
-	return t, nil
+	return fmt.Errorf("%w: CPU %d", ErrIdle, cpu)
 }
 
 // Schedule is __schedule on cpu: pick (pick_task_fair, with the running

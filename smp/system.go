@@ -393,7 +393,7 @@ func (s *System) Nohz() NohzMode { return s.nohz }
 // wrapping eevdf.ErrClockBackwards if now is before the current time.
 func (s *System) SetClock(now uint64) error {
 	if now < s.now {
-		return fmt.Errorf("%w: %d after %d", eevdf.ErrClockBackwards, now, s.now)
+		return s.clockErr(now)
 	}
 	if now != s.now {
 		s.RunPending() // what the previous instant left
@@ -404,6 +404,11 @@ func (s *System) SetClock(now uint64) error {
 	s.now = now
 	s.jiffies = now / s.tickNsec
 	return nil
+}
+
+// clockErr is SetClock's error for a time before the current one.
+func (s *System) clockErr(now uint64) error {
+	return fmt.Errorf("%w: %d after %d", eevdf.ErrClockBackwards, now, s.now)
 }
 
 // Clock returns the simulated time.
