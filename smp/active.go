@@ -25,6 +25,14 @@ type deferredWork struct {
 // ticked, then runs Schedule on the CPUs Resched returns. SetClock runs
 // what is left when time moves on.
 func (s *System) RunPending() {
+	if len(s.deferred.kicks) > 0 || len(s.deferred.stoppers) > 0 {
+		s.runPending()
+	}
+}
+
+// runPending is RunPending when work is queued, kept out of line: most
+// instants queue none, and the test inlines into SetClock and the caller.
+func (s *System) runPending() {
 	for len(s.deferred.kicks) > 0 || len(s.deferred.stoppers) > 0 {
 		for len(s.deferred.kicks) > 0 {
 			ilb := s.deferred.kicks[0]
