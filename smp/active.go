@@ -66,6 +66,7 @@ func (s *System) activeLoadBalanceCPUStop(busiest int) {
 	}
 	b.stopped = true
 	s.resched.Set(busiest)
+	s.reschedAny = true
 	target := b.pushCPU
 	var p *Task
 	if b.activeBalance && target >= 0 && rq.NrRunning() > 0 {

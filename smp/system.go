@@ -203,6 +203,7 @@ type System struct {
 	stats   Stats
 
 	resched     *topology.Mask // CPUs asked to reschedule by the System's operations
+	reschedAny  bool           // resched has members (it is set since its last Reset)
 	reschedList []int          // Resched's result, reused
 }
 
@@ -529,6 +530,7 @@ func (s *System) addNrRunning(cpu, before int) {
 func (s *System) markResched(cpu int) {
 	if s.cpus[cpu].rq.NeedResched() {
 		s.resched.Set(cpu)
+		s.reschedAny = true
 	}
 }
 
@@ -539,6 +541,14 @@ func (s *System) markResched(cpu int) {
 // simulator runs Schedule on each (KERNEL-SPEC-SMP §7.3 step 5). The slice
 // is reused by the next call.
 func (s *System) Resched() []int {
+	if !s.reschedAny {
+		return nil // most operations ask for no reschedule: nothing to walk
+	}
+	return s.reschedScan()
+}
+
+// reschedScan is Resched's walk of the CPUs asked to reschedule.
+func (s *System) reschedScan() []int {
 	s.reschedList = s.reschedList[:0]
 	for c := s.resched.First(); c >= 0; c = s.resched.Next(c) {
 		if s.cpus[c].rq.NeedResched() || s.cpus[c].stopped {
@@ -547,6 +557,7 @@ func (s *System) Resched() []int {
 	}
 	if len(s.reschedList) > 0 {
 		s.resched.Reset()
+		s.reschedAny = false
 	}
 	return s.reschedList
 }
