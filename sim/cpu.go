@@ -249,7 +249,15 @@ func (s *Sim) tick(c *cpu) {
 // catches up with a switch smp made on its own, then its reschedule is
 // due now or, with a wakeup cost, at an evResched that much later.
 func (s *Sim) collectResched() {
-	for _, id := range s.sys.Resched() {
+	if ids := s.sys.Resched(); len(ids) > 0 {
+		s.reschedule(ids)
+	}
+}
+
+// reschedule is collectResched for the CPUs ids, kept out of line: most
+// calls into smp ask for no reschedule.
+func (s *Sim) reschedule(ids []int) {
+	for _, id := range ids {
 		c := &s.cpus[id]
 		s.syncCurr(c)
 		switch {
@@ -282,9 +290,14 @@ func (s *Sim) undue(id int32) {
 // at the end of the timer, tick and reschedule steps of an instant (§7.3
 // step 5), and after every call a task's program makes into smp (step 6).
 func (s *Sim) flushDue() {
-	if s.flushing || s.nDue == 0 {
-		return
+	if s.nDue > 0 && !s.flushing {
+		s.runDue()
 	}
+}
+
+// runDue is flushDue's loop, kept out of line: most of its calls find
+// nothing due, a test that then inlines.
+func (s *Sim) runDue() {
 	s.flushing = true
 	for s.nDue > 0 && s.err == nil {
 		id := int32(s.due.First())
