@@ -81,17 +81,21 @@ func (s *System) wakeeOf(w waking) *wakee {
 }
 
 // selectTaskRq is the core's select_task_rq: the class's choice when the
-// task may run on several CPUs (adding WF_RQ_SELECTED), else its one CPU;
-// a choice that is not allowed falls back (select_fallback_rq).
+// task may run on several CPUs (adding WF_RQ_SELECTED), else its one CPU,
+// taken from the allowed mask and so needing no test (on a one-CPU
+// machine, every task's case); a choice that is not allowed falls back
+// (select_fallback_rq).
 func (s *System) selectTaskRq(p *Task, prev int, wf *eevdf.WakeFlags, w waking) (int, Rule) {
-	var cpu int
-	var rule Rule
 	if p.nrAllowed > 1 {
-		cpu, rule = s.selectTaskRqFair(p, prev, *wf, w)
-		*wf |= eevdf.WFRqSelected
-	} else {
-		cpu, rule = p.allowed.First(), RuleSingleCPU
+		return s.selectTaskRqMany(p, prev, wf, w)
 	}
+	return p.allowed.First(), RuleSingleCPU
+}
+
+// selectTaskRqMany is selectTaskRq for a task allowed on several CPUs.
+func (s *System) selectTaskRqMany(p *Task, prev int, wf *eevdf.WakeFlags, w waking) (int, Rule) {
+	cpu, rule := s.selectTaskRqFair(p, prev, *wf, w)
+	*wf |= eevdf.WFRqSelected
 	if !p.allowedOn(cpu) {
 		cpu, rule = s.selectFallbackRq(p), RuleFallback
 	}
