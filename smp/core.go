@@ -145,9 +145,11 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 		t.placed = RuleInPlace
 		return t.cpu
 	}
-	w := s.current(t.cpu)
+	var w waking
 	if waker != nil {
 		w = waking{cpu: waker.cpu, curr: waker}
+	} else {
+		w = s.current(t.cpu)
 	}
 	s.affinePull = false
 	cpu, rule := s.selectTaskRq(t, t.wakeCPU, &wf, w)
