@@ -25,10 +25,13 @@ type deferredWork struct {
 // ticked, then runs Schedule on the CPUs Resched returns. SetClock runs
 // what is left when time moves on.
 func (s *System) RunPending() {
-	if len(s.deferred.kicks) > 0 || len(s.deferred.stoppers) > 0 {
+	if s.deferred.pending() {
 		s.runPending()
 	}
 }
+
+// pending reports whether work is queued.
+func (d *deferredWork) pending() bool { return len(d.kicks) > 0 || len(d.stoppers) > 0 }
 
 // runPending is RunPending when work is queued, kept out of line: most
 // instants queue none, and the test inlines into SetClock and the caller.

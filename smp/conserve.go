@@ -129,14 +129,13 @@ func (w *conservation) use(cpu int) {
 	}
 }
 
-// begin starts the accounting at the first SetClock.
+// begin starts the accounting at the first SetClock (SetClock calls it
+// until started).
 func (w *conservation) begin(now uint64) {
-	if !w.started {
-		w.started, w.start, w.last = true, now, now
-		for i := range w.idleSince {
-			w.idleSince[i] = now
-			w.idleQ[i].since = now
-		}
+	w.started, w.start, w.last = true, now, now
+	for i := range w.idleSince {
+		w.idleSince[i] = now
+		w.idleQ[i].since = now
 	}
 }
 
