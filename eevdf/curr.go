@@ -8,15 +8,19 @@ package eevdf
 // competitor, a reschedule is requested if the deadline was renewed or its
 // slice protection is over — the only "tick preemption" rule of EEVDF.
 // A non-positive delta charges nothing and requests nothing.
+//
+// Most calls find nothing to charge (the clock has not moved since the
+// last charge at this scheduler entry), so this test is kept small enough
+// to inline and the charge itself is chargeCurr.
 func (rq *CfsRq) updateCurr() {
-	c := rq.curr
-	if c == nil {
-		return
+	if c := rq.curr; c != nil && int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c)
 	}
+}
+
+// chargeCurr is update_curr's work once the delta is known to be positive.
+func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	delta := int64(rq.clock - c.execStart)
-	if delta <= 0 {
-		return
-	}
 	c.execStart = rq.clock
 	c.sumExec += uint64(delta)
 	c.vruntime += rq.calcDeltaFair(uint64(delta), c)
