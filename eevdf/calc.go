@@ -67,13 +67,19 @@ func calcDelta(mode Arithmetic, delta, weight uint64, lw loadWeight) uint64 {
 // at the entity's effective weight, delta·NICE_0_LOAD/w. A nice-0 entity's
 // virtual time runs at wall-clock speed.
 //
-// The modelled kernel's division is inlined here, the common case; the
-// other arithmetic goes through calcDelta.
+// The nice-0 identity is tested here, small enough to inline into the
+// callers; other weights go through calcDeltaWeighted, which does the
+// modelled kernel's division itself and other arithmetic through calcDelta.
 func (rq *CfsRq) calcDeltaFair(delta uint64, se *SchedEntity) uint64 {
-	w := se.hload
-	if w == Nice0Load {
+	if se.hload == Nice0Load {
 		return delta
 	}
+	return rq.calcDeltaWeighted(delta, se)
+}
+
+// calcDeltaWeighted is calcDeltaFair for a weight other than NICE_0_LOAD.
+func (rq *CfsRq) calcDeltaWeighted(delta uint64, se *SchedEntity) uint64 {
+	w := se.hload
 	if rq.arith == Division && w != 0 {
 		return delta * Nice0Load / w // __calc_delta's 64-bit path
 	}
