@@ -217,10 +217,16 @@ func (rq *CfsRq) Backend() Backend { return rq.backend }
 // ErrClockBackwards if now is before the current clock.
 func (rq *CfsRq) SetClock(now uint64) error {
 	if now < rq.clock {
-		return fmt.Errorf("%w: %d after %d", ErrClockBackwards, now, rq.clock)
+		return rq.errClockBackwards(now)
 	}
 	rq.clock = now
 	return nil
+}
+
+// errClockBackwards is SetClock's error, out of line so that SetClock
+// inlines into its callers.
+func (rq *CfsRq) errClockBackwards(now uint64) error {
+	return fmt.Errorf("%w: %d after %d", ErrClockBackwards, now, rq.clock)
 }
 
 // Clock returns the task clock.
