@@ -307,8 +307,18 @@ func (rq *CfsRq) Entities() []*SchedEntity {
 func (rq *CfsRq) resched() { rq.needResched = true }
 
 // checkOwner fails unless se may be operated on by rq: nil, or queued or
-// running on another runqueue, it may not.
+// running on another runqueue, it may not. An entity last enqueued here
+// and in the root group passes both tests; that common case is decided
+// inline, the rest by checkOwnerSlow.
 func (rq *CfsRq) checkOwner(se *SchedEntity) error {
+	if se != nil && se.rq == rq && se.group == nil {
+		return nil
+	}
+	return rq.checkOwnerSlow(se)
+}
+
+// checkOwnerSlow is checkOwner in full.
+func (rq *CfsRq) checkOwnerSlow(se *SchedEntity) error {
 	if se == nil {
 		return ErrNilEntity
 	}
