@@ -115,8 +115,10 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 
 // dequeueFlat is dequeueHierarchy on a runqueue without groups or PELT:
 // the task's level alone.
+//
+// The level's update_curr is left out: dequeueTask charged curr at this
+// clock, so it would find nothing to charge.
 func (rq *CfsRq) dequeueFlat(se *SchedEntity, flags DequeueFlags) {
-	rq.updateCurr() // nothing left to charge at this clock
 	se.onRq = false
 	rq.loadWeight -= se.load.weight
 	rq.nrQueued--

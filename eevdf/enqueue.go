@@ -103,8 +103,10 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 
 // enqueueFlat is enqueueHierarchy on a runqueue without groups or PELT:
 // the task's level alone, the only one there is.
+//
+// The level's update_curr is left out: enqueueTask charged curr at this
+// clock, so it would find nothing to charge.
 func (rq *CfsRq) enqueueFlat(se *SchedEntity, flags EnqueueFlags) uint64 {
-	rq.updateCurr() // nothing left to charge at this clock
 	se.rq = rq
 	rq.loadWeight += se.load.weight
 	rq.nrQueued++

@@ -239,7 +239,7 @@ func (rq *CfsRq) setNextLevels(se *SchedEntity, first bool) {
 // put up to the queue it shares with next's path, and the ancestors above
 // stay current.
 func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity) {
-	if prev.onRq && rq.curr != nil && int64(rq.clock-rq.curr.execStart) > 0 {
+	if prev.onRq {
 		rq.updateCurr() // which charges nothing else (after a pick, at its clock)
 	}
 	if rq.pelt {
