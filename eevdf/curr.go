@@ -42,14 +42,23 @@ func (rq *CfsRq) UpdateCurr() { rq.updateCurr() }
 // deadline, a new request starts from the current vruntime (the overshoot
 // is not carried over) with the slice refreshed from the base slice unless
 // it is custom. It reports whether the deadline was renewed.
+//
+// The test alone is inlined (most charges stay before the deadline); the
+// renewal is renewDeadline.
 func (rq *CfsRq) updateDeadline(se *SchedEntity) bool {
 	if vBefore(se.vruntime, se.deadline) {
 		return false
 	}
+	rq.renewDeadline(se)
+	return true
+}
+
+// renewDeadline is update_deadline's renewal: the slice refreshed and a new
+// deadline one request past the vruntime.
+func (rq *CfsRq) renewDeadline(se *SchedEntity) {
 	if !se.customSlice {
 		se.slice = rq.baseSlice
 	}
 	se.deadline = se.vruntime + rq.calcDeltaFair(se.slice, se)
 	rq.avgVruntime()
-	return true
 }
