@@ -63,7 +63,8 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	// Seed 000: the merged and posted forms save the lag before the delay
 	// decision, so a sleeper that becomes delayed records its sleep-time
 	// lag; v7.0 saved it only on the real-removal path.
-	early := rq.floorMode() != floorOff
+	fm := rq.floorMode()
+	early := fm != floorOff
 	if early {
 		rq.updateEntityLag(se)
 	}
@@ -106,7 +107,7 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 		rq.clearDelayed(se)
 		// v7.0 (and the posted v1, which left the completion alone): only
 		// positive lag is cut when the delayed state ends.
-		if rq.floorMode() != floorFinal && rq.feat.Has(features.DelayZero) && se.vlag > 0 {
+		if fm != floorFinal && rq.feat.Has(features.DelayZero) && se.vlag > 0 {
 			se.vlag = 0
 		}
 	}
