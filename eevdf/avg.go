@@ -96,9 +96,8 @@ func (rq *CfsRq) currOnRq() *SchedEntity {
 }
 
 // avgDelta is the offset of V from zero_vruntime: ⌊Σ key·w / Σ w⌋ over
-// the timeline and an on_rq curr. The numerator is moved down by W−1 when
-// negative so that the truncating division floors; an entity placed
-// exactly at V is therefore eligible. A lone curr is its own average.
+// the timeline and an on_rq curr (floorAvg). A lone curr is its own
+// average.
 func (rq *CfsRq) avgDelta() int64 {
 	c := rq.currOnRq()
 	load := int64(rq.sumWeight)
@@ -109,15 +108,22 @@ func (rq *CfsRq) avgDelta() int64 {
 			runtime += rq.entityKey(c) * w
 			load += w
 		}
-		if runtime < 0 {
-			runtime -= load - 1
-		}
-		return runtime / load
+		return floorAvg(runtime, load)
 	}
 	if c != nil {
 		return rq.entityKey(c)
 	}
 	return 0
+}
+
+// floorAvg is avg_vruntime's division: the numerator is moved down by
+// load−1 when negative so that the truncating division floors; an entity
+// placed exactly at V is therefore eligible.
+func floorAvg(runtime, load int64) int64 {
+	if runtime < 0 {
+		runtime -= load - 1
+	}
+	return runtime / load
 }
 
 // avgVruntime is avg_vruntime: V, moving zero_vruntime to it. The move is
@@ -128,6 +134,32 @@ func (rq *CfsRq) avgVruntime() uint64 {
 	return rq.zeroVruntime
 }
 
+// avgVruntimeTest is avgVruntime that also returns the eligibility test
+// of the queue after the move, equal to what eligibility would compute
+// then: the sums avgDelta divides are eligibility's, and moving
+// zero_vruntime by delta takes W·delta from Σ key·w (the tree's part in
+// updateZeroVruntime, curr's through its key) and leaves Σ w, in the same
+// wrapping arithmetic.
+func (rq *CfsRq) avgVruntimeTest() (uint64, eligibilityTest) {
+	c := rq.currOnRq()
+	e := eligibilityTest{avg: rq.sumWVruntime, load: int64(rq.sumWeight)}
+	if c != nil {
+		w := rq.w(c)
+		e.avg += rq.entityKey(c) * w
+		e.load += w
+	}
+	var delta int64 // avgDelta
+	if rq.sumWeight != 0 {
+		delta = floorAvg(e.avg, e.load)
+	} else if c != nil {
+		delta = rq.entityKey(c)
+	}
+	rq.updateZeroVruntime(delta)
+	e.avg -= e.load * delta
+	e.zero = rq.zeroVruntime
+	return e.zero, e
+}
+
 // ineligibleVruntime is ineligible_vruntime: the smallest vruntime at
 // which curr stops being eligible, given the timeline as it is. curr is
 // eligible iff key_c·W ≤ Σ_tree key·w (its own term cancels out), i.e.
@@ -135,11 +167,7 @@ func (rq *CfsRq) avgVruntime() uint64 {
 func (rq *CfsRq) ineligibleVruntime() uint64 {
 	var delta int64
 	if load := int64(rq.sumWeight); load != 0 {
-		runtime := rq.sumWVruntime
-		if runtime < 0 {
-			runtime -= load - 1
-		}
-		delta = runtime / load
+		delta = floorAvg(rq.sumWVruntime, load)
 	}
 	return rq.zeroVruntime + uint64(delta) + 1
 }

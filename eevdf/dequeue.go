@@ -65,12 +65,15 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	// lag; v7.0 saved it only on the real-removal path.
 	fm := rq.floorMode()
 	early := fm != floorOff
+	var elig eligibilityTest // entity_eligible's sums, as the lag update left them
 	if early {
-		rq.updateEntityLag(se)
+		_, elig = rq.updateEntityLag(se)
 	}
-	if !completing {
-		delay := sleep && flags&DequeueSpecial == 0
-		if rq.feat.Has(features.DelayDequeue) && delay && !rq.entityEligible(se) {
+	if !completing && sleep && flags&DequeueSpecial == 0 && rq.feat.Has(features.DelayDequeue) {
+		if !early {
+			elig = rq.eligibility()
+		}
+		if !elig.eligible(se.vruntime) { // !entity_eligible(se)
 			if rq.pelt {
 				rq.updateLoadAvgTask(se, rq.taskGroupRq(se), updateUtilEst)
 			}

@@ -152,7 +152,7 @@ func (rq *CfsRq) requeueDelayedEntity(se *SchedEntity) {
 	replace := false
 	switch rq.floorMode() {
 	case floorFinal:
-		replace = rq.updateEntityLag(se)
+		replace, _ = rq.updateEntityLag(se)
 	case floorPosted:
 		// The posted v1: under DELAY_ZERO, clamp(cur, recorded, 0) and
 		// re-place iff that changed the lag.

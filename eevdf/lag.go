@@ -75,9 +75,11 @@ func (rq *CfsRq) floorMode() floorMode {
 // went to sleep is a floor, so that others joining with positive lag
 // (which moves V back) cannot deepen its debt, and DELAY_ZERO caps it at
 // 0, so that no positive lag is earned while asleep. It reports whether a
-// clamp changed the lag, i.e. whether V − vlag differs from the vruntime.
-func (rq *CfsRq) updateEntityLag(se *SchedEntity) bool {
-	v := rq.avgVruntime()
+// clamp changed the lag, i.e. whether V − vlag differs from the vruntime,
+// and the eligibility test of the queue as avg_vruntime left it (which a
+// dequeue asks next).
+func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, eligibilityTest) {
+	v, elig := rq.avgVruntimeTest()
 	vlag := rq.entityLag(se, v)
 	if se.delayed && rq.floorMode() == floorFinal {
 		vlag = max(vlag, se.vlag)
@@ -86,7 +88,7 @@ func (rq *CfsRq) updateEntityLag(se *SchedEntity) bool {
 		}
 	}
 	se.vlag = vlag
-	return v-uint64(vlag) != se.vruntime
+	return v-uint64(vlag) != se.vruntime, elig
 }
 
 // kernelClamp is the kernel's clamp(val, lo, hi) as its macro evaluates
