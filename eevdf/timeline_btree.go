@@ -14,7 +14,8 @@ package eevdf
 //     eligibility descent minimum vruntimes only, and neither loads an
 //     entity.
 //   - Every entity in the tree records its leaf (SchedEntity.tlLeaf), and
-//     every node its parent, so that an erasure starts at the entity's
+//     every node its parent and its position among the parent's
+//     children, so that an erasure starts at the entity's
 //     leaf and walks up only as far as the aggregates change, without a
 //     search, as the kernel's rb_erase starts at the node embedded in the
 //     entity. The handles are kept current by the moves between nodes
@@ -398,7 +399,7 @@ func (t *bTimeline) shrink(nd *tlNode, x agg) {
 			if keeps(a, x) {
 				return
 			}
-			var na agg
+			var na agg // withoutNode, written out: one call fewer a level
 			if nd.leaf {
 				na = nd.asLeaf().without(a, x)
 			} else {
@@ -460,10 +461,12 @@ func (t *bTimeline) shrinkRoot(nd *tlNode, x agg) {
 }
 
 // refill brings p's child i, one entry short, back to its minimum by
-// borrowing from a sibling that can lend (evening the two out: when the
-// front of a run queue drains, as picks make it, the leftmost leaf would
-// otherwise borrow again at every erasure) or by merging it into a
-// sibling (for a leaf, whenever the two fit in leafMergeMax entities).
+// borrowing from a sibling (evening the two out: when the front of a run
+// queue drains, as picks make it, the leftmost leaf would otherwise borrow
+// again at every erasure) or by merging it into a sibling: an interior
+// node borrows from a sibling that can lend and merges otherwise; a leaf
+// merges whenever the two fit in leafMergeMax entities and borrows
+// otherwise.
 // The aggregates of the children involved are refolded.
 func (t *bTimeline) refill(p *tlInner, i int) {
 	if p.kids[i].leaf {
@@ -476,8 +479,9 @@ func (t *bTimeline) refill(p *tlInner, i int) {
 // refillLeaf is refill for a leaf c = p.kids[i], which is not the
 // leftmost leaf (shrink exempts that one). Its sibling is the left one,
 // for i = 0 the right one. When the two hold at most leafMergeMax
-// entities, c's, the fewer, move into the sibling and c is freed;
-// otherwise c borrows. For leafMax = 8 (leafMin = 2, leafMergeMax = 6):
+// entities, c's move into the sibling and c is freed (usually the fewer;
+// not always when the sibling is the leftmost leaf, which has no
+// minimum); otherwise c borrows. For leafMax = 8 (leafMin = 2, leafMergeMax = 6):
 //
 // Borrowing k = 4 from the left sibling (the right one is the mirror
 // image):

@@ -6,16 +6,18 @@ import (
 )
 
 // The nodes of the B-tree timeline (timeline_btree.go) and the moves of
-// entities and children between them. Every function here keeps the two
-// pieces of state that point into nodes exact: an entity's handle
-// (tlLeaf: the leaf that holds it) and a node's parent pointer.
+// entities and children between them. Every function here keeps the
+// three pieces of state that point into nodes exact: an entity's handle
+// (tlLeaf: the leaf that holds it), a node's parent pointer and its
+// position among its parent's children.
 
 const (
 	// leafMax is the most entities a leaf holds, leafMin the fewest a leaf
 	// other than the root and the leftmost holds. A full leaf taking one
 	// more entity splits into parts of at least leafMin; a leaf left with
-	// leafMin-1 and a sibling that cannot lend merge into at most
-	// 2·leafMin-1 ≤ leafMax.
+	// leafMin-1 merges with its sibling when the two hold at most
+	// leafMergeMax ≤ leafMax entities, and borrows from it otherwise
+	// (leafMergeMax, below).
 	//
 	// The minimum is a quarter, not a half, so that a split can be
 	// uneven: a run queue inserts near the end of the region of the
@@ -164,13 +166,12 @@ func upperSep(ds *[innerMax]uint64, n int, dl uint64) int { return countNotAfter
 // in the signed order (int64(dl−d) ≥ 0). It counts the sign bits of the
 // differences d−dl−1 (d + ^dl), negative exactly for those deadlines (a
 // deadline 2^63 after dl, which the order puts later, included), four at
-// a time:
-// no branch depends on the data, and no load waits for a comparison, so
-// that a node not in the cache costs one round of misses. (A bisection
-// chains its loads, each waiting for the comparison before it; a search
-// by quarters, two rounds, executed as many instructions for a node of 16
-// and measured no faster.) Adding ^dl to the loaded deadline spares the
-// copy of dl that a subtraction from it takes for each.
+// a time: no branch depends on the data, and no load waits for a
+// comparison, so that a node not in the cache costs one round of misses.
+// (A bisection chains its loads, each waiting for the comparison before
+// it; a search by quarters, two rounds, executed as many instructions for
+// a node of 16 and measured no faster.) Adding ^dl to the loaded deadline
+// spares the copy of dl that a subtraction from it takes for each.
 func countNotAfter(ds []uint64, dl uint64) int {
 	m := ^dl
 	c := uint64(0)

@@ -167,13 +167,15 @@ func (s *Sim) switchIn(c *cpu, ti int32) {
 	}
 }
 
-// postTick queues the next tick instant: the next multiple of TICK_NSEC.
+// postTick sets the next tick instant, the next multiple of TICK_NSEC, as
+// the pending one (tickAt: the tick is not in the event heap).
 func (s *Sim) postTick() {
 	s.tickPosted = true
 	s.tickAt = (s.now/s.tickNsec + 1) * s.tickNsec
 }
 
-// postNextTick queues the tick instant after the current one.
+// postNextTick sets the tick instant after the current one as the
+// pending one.
 func (s *Sim) postNextTick() {
 	s.tickPosted = true
 	s.tickAt = s.now + s.tickNsec

@@ -20,7 +20,7 @@ const (
 	evStart   evKind = iota // a task is created (wake_up_new_task)
 	evWake                  // a sleep or timer expires
 	evDone                  // the running task reaches the end of its Run or SpinFor phase
-	evTick                  // the periodic scheduler tick, of every CPU that ticks (Sim.tickAt, not queued)
+	evTick                  // the periodic scheduler tick, of every CPU that ticks: never posted, pending in Sim.tickAt (nextIsTick)
 	evResched               // a reschedule delayed by the wakeup cost
 	evResume                // the switch cost has elapsed: the new task starts to progress
 	evSample                // a runtime-share sample

@@ -102,7 +102,8 @@ func tieBit(a, b *event) uint64 {
 	return 0
 }
 
-// eventHeap is a binary min-heap of events: O(log n) push and pop, the
+// eventHeap is a binary min-heap of events: O(log n) add+up and
+// removeTop, the
 // lesser child of a node chosen without a branch on the data (a 4-ary
 // heap, with three such choices per level, executed more instructions
 // for no fewer mispredictions); no allocation once it has reached its
@@ -111,8 +112,8 @@ func tieBit(a, b *event) uint64 {
 type eventHeap []event
 
 // add appends a slot for an event, which the caller fills in, every
-// field, before calling up: built in place, the event is not copied on
-// its way in.
+// field, before calling up: built in place, the event is not zeroed and
+// copied on its way in (up copies it once, to sift it).
 func (h *eventHeap) add() *event {
 	if n := len(*h); n < cap(*h) {
 		*h = (*h)[:n+1]

@@ -543,7 +543,7 @@ func (s *System) markResched(cpu int) {
 // forks and the moves of balancing that asked for a reschedule, and CPUs
 // whose running task the CPU stopper preempted — and forgets them: a
 // simulator runs Schedule on each (KERNEL-SPEC-SMP §7.3 step 5). The slice
-// is reused by the next call.
+// is reused by the next call; it is nil when no CPU is due.
 func (s *System) Resched() []int {
 	if !s.reschedAny {
 		return nil // most operations ask for no reschedule: nothing to walk
