@@ -101,8 +101,8 @@ func (s *Sim) syncCurr(c *cpu) {
 
 // switchOut stops the running task t on c: the CPU time it got since its
 // switch-in is added up, its Run phase progress is recorded, and its pending
-// completion or resume event is made stale. It reports whether t stays
-// runnable (a preemption).
+// completion or resume event is made stale (a completion kept apart, on
+// one CPU, is dropped). It reports whether t stays runnable (a preemption).
 func (s *Sim) switchOut(c *cpu, ti int32) bool {
 	t := &s.tasks[ti]
 	t.runtime += s.clock(c) - t.tcIn
@@ -114,6 +114,9 @@ func (s *Sim) switchOut(c *cpu, ti int32) bool {
 		t.progressing = false
 	}
 	t.gen++
+	if s.donePosted && s.doneTask == ti {
+		s.donePosted = false // stale now: dropped rather than popped
+	}
 	if s.cfg.Trace {
 		s.endSlice(c, ti, s.now)
 	}

@@ -78,7 +78,8 @@
 // While a task runs, its Run phase progresses in real time; when it is
 // switched out the CPU time it got is subtracted from the phase, and the
 // phase's completion event is made stale by a generation counter (never by
-// searching the queue). Config.SwitchCost delays a switched-in task's
+// searching the queue; on one CPU, where the running task's completion is
+// kept apart from the queue, it is dropped). Config.SwitchCost delays a switched-in task's
 // progress (the time is charged to it, as the kernel charges what runs
 // after exec_start). With Config.Debug, smp's Check (every runqueue's
 // invariants and every task where the System believes it is) and the

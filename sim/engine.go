@@ -19,7 +19,7 @@ type evKind uint8
 const (
 	evStart   evKind = iota // a task is created (wake_up_new_task)
 	evWake                  // a sleep or timer expires
-	evDone                  // the running task reaches the end of its Run or SpinFor phase
+	evDone                  // the running task reaches the end of its Run or SpinFor phase (on one CPU: pending in Sim.doneAt, nextIsDone)
 	evTick                  // the periodic scheduler tick, of every CPU that ticks: never posted, pending in Sim.tickAt (nextIsTick)
 	evResched               // a reschedule delayed by the wakeup cost
 	evResume                // the switch cost has elapsed: the new task starts to progress
@@ -129,6 +129,15 @@ type Sim struct {
 	nDue       int
 	flushing   bool
 
+	// The running task's completion, on one CPU (kept out of the heap:
+	// see nextIsDone).
+	doneApart  bool   // completions are kept here: the machine has one CPU
+	donePosted bool   // a completion is pending, at doneAt
+	doneAt     uint64 // its time,
+	doneSeq    uint64 // its posting sequence,
+	doneTask   int32  // its task
+	doneGen    uint32 // and the task's gen when it was posted
+
 	// Counters.
 	events         uint64
 	ctxSwitches    uint64
@@ -229,6 +238,7 @@ func (s *Sim) configure() error {
 		s.cpus[i] = cpu{id: int32(i), rq: s.sys.RQ(i), curr: -1, sibling: -1}
 	}
 	s.ticking, s.due = top.NewMask(), top.NewMask()
+	s.doneApart = cfg.CPUs == 1
 	if cfg.Nohz == smp.NohzOff {
 		// Every CPU ticks, idle or not, from the first tick instant.
 		s.postTick()
@@ -431,6 +441,23 @@ func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 	s.heap.up()
 }
 
+// keepDone makes a completion the pending one (nextIsDone), with the
+// sequence number post would have given it. It replaces the pending one,
+// stale by then (only the task the CPU runs, while it progresses, has a
+// live completion, and switchOut drops it), unless it is stale itself
+// (posted for a stint that has ended): then, as a stale event would be,
+// it is dropped. Its callers test doneApart, and post the completion
+// without it: on several CPUs, a function doing both would add a call to
+// the post.
+func (s *Sim) keepDone(at uint64, t int32, gen uint32) {
+	s.seq++
+	if s.tasks[t].gen != gen {
+		return
+	}
+	s.donePosted = true
+	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t, gen
+}
+
 // fail records the first internal error; the run stops at the next step.
 func (s *Sim) fail(err error) {
 	if s.err == nil && err != nil {
@@ -480,7 +507,17 @@ func (s *Sim) step() bool {
 		return false
 	}
 	var cls evClass
-	if s.nextIsTick() {
+	if s.donePosted && s.nextIsDone() {
+		if s.doneAt > s.stop {
+			s.now = s.stop
+			s.done = true
+			return false
+		}
+		s.donePosted = false
+		s.advance(s.doneAt)
+		s.doneEvent()
+		cls = clsTask
+	} else if s.nextIsTick() {
 		if s.tickAt > s.stop {
 			s.now = s.stop
 			s.done = true
@@ -529,6 +566,26 @@ func (s *Sim) nextIsTick() bool {
 		return false
 	}
 	return len(s.heap) == 0 || s.tickAt < s.heap[0].at || s.tickAt == s.heap[0].at && s.heap[0].cls > clsTick
+}
+
+// nextIsDone reports whether the next event is the pending completion
+// (donePosted). There is at most one live completion on one CPU, and a
+// preemption makes it stale: kept apart from the heap, it costs no push
+// and pop, and a preemption drops it (switchOut) rather than leave a
+// stale event to pop. It comes after the pending tick if that is not
+// later (the tick's class is earlier), and before the heap's least event
+// in the order of event.before: if earlier, or at the same time if that
+// event's class is later than clsTask, or is clsTask but was posted
+// after it.
+func (s *Sim) nextIsDone() bool {
+	if s.tickPosted && s.tickAt <= s.doneAt {
+		return false
+	}
+	if len(s.heap) == 0 {
+		return true
+	}
+	h := &s.heap[0]
+	return s.doneAt < h.at || s.doneAt == h.at && (h.cls > clsTask || h.cls == clsTask && s.doneSeq < h.seq)
 }
 
 // moreBeforeTasks reports whether an event of steps 2 to 5 (a class
@@ -582,7 +639,7 @@ func (s *Sim) dispatch(ev *event) {
 		s.wake(ev.task, -1, false)
 	case evDone:
 		t := &s.tasks[ev.task]
-		if t.gen != ev.gen || t.state != stRunning || !t.progressing || !t.inRun {
+		if !t.completes(ev.gen) {
 			return
 		}
 		s.events++
@@ -605,6 +662,17 @@ func (s *Sim) dispatch(ev *event) {
 		s.sampleShares()
 		s.post(s.now+s.series.interval, evSample, -1, -1, 0)
 	}
+}
+
+// doneEvent handles the pending completion (nextIsDone), as dispatch
+// does an evDone.
+func (s *Sim) doneEvent() {
+	t := &s.tasks[s.doneTask]
+	if !t.completes(s.doneGen) {
+		return
+	}
+	s.events++
+	s.phaseDone(&s.cpus[t.runCPU], s.doneTask)
 }
 
 // pushResume queues a task that starts to progress at the current time.
