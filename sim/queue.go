@@ -131,7 +131,15 @@ func (h *eventHeap) up() {
 	if i <= 0 {
 		return
 	}
+	// An event that stays where it was added (often: a wakeup is posted
+	// later than most of what is queued) is not copied at all.
+	p := (i - 1) / 2
+	if !q[i].before(&q[p]) {
+		return
+	}
 	e := q[i]
+	q[i] = q[p]
+	i = p
 	for i > 0 {
 		p := (i - 1) / 2
 		if !e.before(&q[p]) {
