@@ -441,15 +441,18 @@ func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 	s.heap.up()
 }
 
-// keepDone makes a completion the pending one (nextIsDone), with the
-// sequence number post would have given it. It replaces the pending one,
-// stale by then (only the task the CPU runs, while it progresses, has a
-// live completion, and switchOut drops it), unless it is stale itself
-// (posted for a stint that has ended): then, as a stale event would be,
-// it is dropped. Its callers test doneApart, and post the completion
-// without it: on several CPUs, a function doing both would add a call to
-// the post.
-func (s *Sim) keepDone(at uint64, t int32, gen uint32) {
+// postDone posts the completion at at of task t running on CPU c (gen:
+// its stint). On one CPU it is kept apart as the pending completion
+// (nextIsDone), with the sequence number post would have given it,
+// replacing the pending one, stale by then (only the task the CPU runs,
+// while it progresses, has a live completion, and switchOut drops it);
+// one posted for a stint that has already ended is dropped, as a stale
+// event would be.
+func (s *Sim) postDone(at uint64, t, c int32, gen uint32) {
+	if !s.doneApart {
+		s.post(at, evDone, t, c, gen)
+		return
+	}
 	s.seq++
 	if s.tasks[t].gen != gen {
 		return

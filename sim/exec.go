@@ -37,11 +37,7 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 		case t.spinEnd <= s.now:
 			s.phaseDone(c, ti)
 		default:
-			if s.doneApart {
-				s.keepDone(t.spinEnd, ti, t.gen)
-			} else {
-				s.post(t.spinEnd, evDone, ti, c.id, t.gen)
-			}
+			s.postDone(t.spinEnd, ti, c.id, t.gen)
 		}
 		return
 	}
@@ -50,11 +46,7 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 		return
 	}
 	t.segStart = s.now
-	if s.doneApart {
-		s.keepDone(addSat(s.now, t.remaining), ti, t.gen)
-	} else {
-		s.post(addSat(s.now, t.remaining), evDone, ti, c.id, t.gen)
-	}
+	s.postDone(addSat(s.now, t.remaining), ti, c.id, t.gen)
 }
 
 // phaseDone ends the running task's Run or Spin phase and goes on.
@@ -98,11 +90,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				continue
 			}
 			t.inRun, t.remaining, t.segStart = true, d, s.now
-			if s.doneApart {
-				s.keepDone(addSat(s.now, d), ti, gen)
-			} else {
-				s.post(addSat(s.now, d), evDone, ti, c.id, gen)
-			}
+			s.postDone(addSat(s.now, d), ti, c.id, gen)
 			return
 		case opSpin:
 			t.inRun, t.spin, t.spinEnd = true, true, 0
@@ -117,11 +105,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				continue
 			}
 			t.inRun, t.spin, t.spinEnd = true, true, end
-			if s.doneApart {
-				s.keepDone(end, ti, gen)
-			} else {
-				s.post(end, evDone, ti, c.id, gen)
-			}
+			s.postDone(end, ti, c.id, gen)
 			return
 		case opSleep:
 			d := in.a
