@@ -44,3 +44,38 @@ func ExampleJSONWriter() {
 	// Output:
 	// {"i":0,"t":0,"op":"new","task":"A","V":18446744073708503040,"curr":null,"resched":true,"picked":null,"tasks":[{"name":"A","on_rq":true,"delayed":false,"vruntime":18446744073708503040,"deadline":18446744073708853040,"vlag":0,"lag":0,"eligible":true,"weight":1024,"slice":700000,"sum_exec":0}]}
 }
+
+// Advance replays without a per-operation snapshot; the runqueue is read
+// at the end.
+func ExampleReplayer_Advance() {
+	src := `task A
+task B slice=300000
+0       new A
+0       schedule
+500000  new B
+500000  schedule
+800000  tick
+`
+	sc, err := scenario.Parse(strings.NewReader(src), "advance.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := scenario.NewReplayer(sc, scenario.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for !r.Done() {
+		if err := r.Advance(); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	a, b := r.Entity(0), r.Entity(1)
+	fmt.Printf("curr=%s resched=%v\n", r.RunQueue().Curr().Name(), r.RunQueue().NeedResched())
+	fmt.Printf("A ran %d ns, B ran %d ns\n", a.SumExecRuntime(), b.SumExecRuntime())
+	// Output:
+	// curr=B resched=true
+	// A ran 500000 ns, B ran 300000 ns
+}

@@ -121,6 +121,24 @@ func diffJSON(path string, g, m map[string]json.RawMessage) string {
 	return ""
 }
 
+// replayOptions are the options a kernel scenario asks for: a first line
+// "# replay-flags: --pelt" asks for the PELT fields.
+func replayOptions(t *testing.T, path string, backend eevdf.Backend) Options {
+	t.Helper()
+	opt := Options{Backend: backend}
+	if first, _, _ := bytes.Cut(mustRead(t, path), []byte("\n")); bytes.HasPrefix(first, []byte("# replay-flags:")) {
+		for _, f := range strings.Fields(string(first[len("# replay-flags:"):])) {
+			switch f {
+			case "--pelt":
+				opt.PELT = true
+			default:
+				t.Fatalf("unknown replay flag %q", f)
+			}
+		}
+	}
+	return opt
+}
+
 func replayJSON(t *testing.T, path string, backend eevdf.Backend) []map[string]json.RawMessage {
 	t.Helper()
 	f, err := os.Open(path)
@@ -132,18 +150,7 @@ func replayJSON(t *testing.T, path string, backend eevdf.Backend) []map[string]j
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := Options{Backend: backend}
-	// A first line "# replay-flags: --pelt" asks for the PELT fields.
-	if first, _, _ := bytes.Cut(mustRead(t, path), []byte("\n")); bytes.HasPrefix(first, []byte("# replay-flags:")) {
-		for _, f := range strings.Fields(string(first[len("# replay-flags:"):])) {
-			switch f {
-			case "--pelt":
-				opt.PELT = true
-			default:
-				t.Fatalf("unknown replay flag %q", f)
-			}
-		}
-	}
+	opt := replayOptions(t, path, backend)
 	// Replay step by step, checking every invariant after each operation.
 	var out bytes.Buffer
 	r, err := NewReplayer(sc, opt)
