@@ -1,11 +1,13 @@
 package sim
 
 import (
+	"bytes"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/scenario"
 )
 
 // benchConfig is tasks tasks on one CPU, hogs of them CPU hogs and the
@@ -93,5 +95,73 @@ func benchSteps(b *testing.B, cfg Config, warm time.Duration) {
 	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
 	if events > 0 {
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/events, "ns/event")
+	}
+}
+
+// BenchmarkSimulatorReplay is the model's own share of BenchmarkSimulator's
+// one-CPU cases: five simulated seconds of each case are logged in the
+// scenario language (Config.ScenarioLog) and replayed with package
+// scenario, which drives eevdf through the same kernel sequences and
+// leaves every entity as the simulation did, with nothing around it: no
+// event queue, task programs, CPU switches, metrics or smp layer. The
+// first 200 ms (creations, the warm-up BenchmarkSimulator skips) are
+// replayed untimed; ns/event is the rest's replay time over the
+// simulation's events in the same span, comparable with
+// BenchmarkSimulator's ns/event: what an event costs with the
+// simulator's share taken away. One op is one replay of the span.
+func BenchmarkSimulatorReplay(b *testing.B) {
+	const warm = 200 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		hogs int
+	}{{"sleepers", 0}, {"hogs", 100}, {"mixed", 50}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var log bytes.Buffer
+			cfg := benchConfig(100, tc.hogs, 5*time.Second)
+			cfg.ScenarioLog = &log
+			s, err := New(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for s.Now() < warm {
+				s.Step()
+			}
+			e0, w := s.events, uint64(s.now)
+			if _, err := s.Run(); err != nil {
+				b.Fatal(err)
+			}
+			events := float64(s.events - e0)
+			sc, err := scenario.Parse(&log, tc.name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			untimed := 0
+			for untimed < len(sc.Ops) && sc.Ops[untimed].At <= w {
+				untimed++
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				r, err := scenario.NewReplayer(sc, scenario.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for range untimed {
+					if err := r.Advance(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				for !r.Done() {
+					if err := r.Advance(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			n := events * float64(b.N)
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/n, "ns/event")
+			b.ReportMetric(n/b.Elapsed().Seconds(), "events/s")
+			b.ReportMetric(float64(len(sc.Ops)-untimed)/events, "ops/event")
+		})
 	}
 }
