@@ -177,7 +177,9 @@ func replayJSON(t *testing.T, path string, backend eevdf.Backend) []map[string]j
 	return readJSONLines(t, s)
 }
 
-func TestKernelAnswers(t *testing.T) {
+// eachKernelScenario runs check as the subtest NAME/BACKEND for every
+// kernel scenario with each timeline backend, given the kernel's answers.
+func eachKernelScenario(t *testing.T, check func(t *testing.T, path string, b eevdf.Backend, golden []map[string]json.RawMessage)) {
 	files, err := filepath.Glob("testdata/kernel/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no kernel scenarios: %v", err)
@@ -186,13 +188,17 @@ func TestKernelAnswers(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".txt")
 		golden := loadGolden(t, strings.TrimSuffix(path, ".txt")+".jsonl.gz")
 		for _, b := range []eevdf.Backend{eevdf.BTree, eevdf.RBTree} {
-			t.Run(name+"/"+b.String(), func(t *testing.T) {
-				if d := firstDifference(golden, replayJSON(t, path, b)); d != "" {
-					t.Error(d)
-				}
-			})
+			t.Run(name+"/"+b.String(), func(t *testing.T) { check(t, path, b, golden) })
 		}
 	}
+}
+
+func TestKernelAnswers(t *testing.T) {
+	eachKernelScenario(t, func(t *testing.T, path string, b eevdf.Backend, golden []map[string]json.RawMessage) {
+		if d := firstDifference(golden, replayJSON(t, path, b)); d != "" {
+			t.Error(d)
+		}
+	})
 }
 
 // The comparison itself must be able to fail: a change to any field at any

@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,41 +15,31 @@ import (
 // kernel left it: every kernel scenario advanced to its end, with both
 // timelines, ends in the state of the kernel's last line, every field.
 func TestAdvanceEndsWhereTheKernelDoes(t *testing.T) {
-	files, err := filepath.Glob("testdata/kernel/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no kernel scenarios: %v", err)
-	}
-	for _, path := range files {
-		name := strings.TrimSuffix(filepath.Base(path), ".txt")
-		golden := loadGolden(t, strings.TrimSuffix(path, ".txt")+".jsonl.gz")
-		for _, b := range []eevdf.Backend{eevdf.BTree, eevdf.RBTree} {
-			t.Run(name+"/"+b.String(), func(t *testing.T) {
-				sc, err := Parse(bytes.NewReader(mustRead(t, path)), filepath.Base(path))
-				if err != nil {
-					t.Fatal(err)
-				}
-				r, err := NewReplayer(sc, replayOptions(t, path, b))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for !r.Done() {
-					if err := r.Advance(); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := r.Advance(); err == nil {
-					t.Error("Advance past the last operation: no error")
-				}
-				i := len(sc.Ops) - 1
-				r.fill(i, sc.Ops[i])
-				line := r.res.AppendJSON(nil)
-				model := readJSONLines(t, bufio.NewScanner(bytes.NewReader(append(line, '\n'))))
-				if d := firstDifference(golden[len(golden)-1:], model); d != "" {
-					t.Error(d)
-				}
-			})
+	eachKernelScenario(t, func(t *testing.T, path string, b eevdf.Backend, golden []map[string]json.RawMessage) {
+		sc, err := Parse(bytes.NewReader(mustRead(t, path)), filepath.Base(path))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		r, err := NewReplayer(sc, replayOptions(t, path, b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for !r.Done() {
+			if err := r.Advance(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := r.Advance(); err == nil {
+			t.Error("Advance past the last operation: no error")
+		}
+		i := len(sc.Ops) - 1
+		r.fill(i, sc.Ops[i])
+		line := r.res.AppendJSON(nil)
+		model := readJSONLines(t, bufio.NewScanner(bytes.NewReader(append(line, '\n'))))
+		if d := firstDifference(golden[len(golden)-1:], model); d != "" {
+			t.Error(d)
+		}
+	})
 }
 
 // An operation that is not defined in its state is the same *Error from
