@@ -19,8 +19,7 @@ type evKind uint8
 const (
 	evStart   evKind = iota // a task is created (wake_up_new_task)
 	evWake                  // a sleep or timer expires
-	evDone                  // the running task reaches the end of its Run or SpinFor phase (on one CPU: pending in Sim.doneAt, nextIsDone)
-	evTick                  // the periodic scheduler tick, of every CPU that ticks: never posted, pending in Sim.tickAt (nextIsTick)
+	evDone                  // the running task reaches the end of its Run or SpinFor phase (on one CPU kept apart: Sim.doneAt)
 	evResched               // a reschedule delayed by the wakeup cost
 	evResume                // the switch cost has elapsed: the new task starts to progress
 	evSample                // a runtime-share sample
@@ -36,7 +35,8 @@ const (
 //     the timer was armed; ties by task index), each woken on the CPU the
 //     sleeper last ran on, with nil as the waker (§3.1 rule 6).
 //  3. clsTick: the tick handlers, in ascending CPU id; each CPU
-//     reschedules right after its own tick if it is flagged.
+//     reschedules right after its own tick if it is flagged. The tick
+//     instant is no queued event but Sim.tickAt (nextIsTick).
 //  4. Kicks and the CPU stopper's works: smp runs them inside its own
 //     calls (Tick, Schedule), so they are no events here.
 //  5. clsResched: the reschedules still due — those the wakeups of step 2
@@ -65,7 +65,6 @@ var classOf = [...]evClass{
 	evStart:   clsTask,
 	evWake:    clsTimer,
 	evDone:    clsTask,
-	evTick:    clsTick,
 	evResched: clsResched,
 	evResume:  clsTask,
 	evSample:  clsSample,
@@ -103,7 +102,7 @@ type Sim struct {
 
 	now     uint64
 	seq     uint64
-	heap    eventHeap // every event but the tick
+	heap    eventHeap // every event but the tick instant and a completion kept apart
 	cpus    []cpu
 	tasks   []task
 	chans   []chanState
@@ -511,19 +510,15 @@ func (s *Sim) step() bool {
 	}
 	var cls evClass
 	if s.donePosted && s.nextIsDone() {
-		if s.doneAt > s.stop {
-			s.now = s.stop
-			s.done = true
+		if s.pastStop(s.doneAt) {
 			return false
 		}
 		s.donePosted = false
 		s.advance(s.doneAt)
-		s.doneEvent()
+		s.complete(s.doneTask, s.doneGen)
 		cls = clsTask
 	} else if s.nextIsTick() {
-		if s.tickAt > s.stop {
-			s.now = s.stop
-			s.done = true
+		if s.pastStop(s.tickAt) {
 			return false
 		}
 		s.advance(s.tickAt)
@@ -534,9 +529,7 @@ func (s *Sim) step() bool {
 			s.done = true
 			return false
 		}
-		if s.heap[0].at > s.stop {
-			s.now = s.stop
-			s.done = true
+		if s.pastStop(s.heap[0].at) {
 			return false
 		}
 		ev := s.heap[0]
@@ -598,6 +591,16 @@ func (s *Sim) moreBeforeTasks() bool {
 		len(s.heap) > 0 && s.heap[0].at == s.now && s.heap[0].cls < clsTask
 }
 
+// pastStop reports whether the next event, at at, lies past the stop
+// time, and if so ends the run there.
+func (s *Sim) pastStop(at uint64) bool {
+	if at <= s.stop {
+		return false
+	}
+	s.now, s.done = s.stop, true
+	return true
+}
+
 // advance moves the simulated time to the instant of the next event.
 func (s *Sim) advance(at uint64) {
 	if at != s.now {
@@ -641,12 +644,7 @@ func (s *Sim) dispatch(ev *event) {
 		s.events++
 		s.wake(ev.task, -1, false)
 	case evDone:
-		t := &s.tasks[ev.task]
-		if !t.completes(ev.gen) {
-			return
-		}
-		s.events++
-		s.phaseDone(&s.cpus[t.runCPU], ev.task)
+		s.complete(ev.task, ev.gen)
 	case evResched:
 		s.events++
 		c := &s.cpus[ev.cpu]
@@ -667,15 +665,16 @@ func (s *Sim) dispatch(ev *event) {
 	}
 }
 
-// doneEvent handles the pending completion (nextIsDone), as dispatch
-// does an evDone.
-func (s *Sim) doneEvent() {
-	t := &s.tasks[s.doneTask]
-	if !t.completes(s.doneGen) {
+// complete is a completion of task ti posted in its stint gen, queued
+// (evDone) or kept apart (nextIsDone): the end of its Run or Spin phase,
+// unless the completion is stale.
+func (s *Sim) complete(ti int32, gen uint32) {
+	t := &s.tasks[ti]
+	if !t.completes(gen) {
 		return
 	}
 	s.events++
-	s.phaseDone(&s.cpus[t.runCPU], s.doneTask)
+	s.phaseDone(&s.cpus[t.runCPU], ti)
 }
 
 // pushResume queues a task that starts to progress at the current time.
