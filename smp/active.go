@@ -68,8 +68,7 @@ func (s *System) activeLoadBalanceCPUStop(busiest int) {
 		s.updateRqAvgIdle(busiest) // the stopper switches the idle task out
 	}
 	b.stopped = true
-	s.resched.Set(busiest)
-	s.reschedAny = true
+	s.addResched(busiest)
 	target := b.pushCPU
 	var p *Task
 	if b.activeBalance && target >= 0 && rq.NrRunning() > 0 {

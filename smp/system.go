@@ -397,9 +397,7 @@ func (s *System) SetClock(now uint64) error {
 		if now < s.now {
 			return s.clockErr(now)
 		}
-		if s.deferred.pending() {
-			s.runPending() // what the previous instant left
-		}
+		s.RunPending()             // what the previous instant left
 		s.advanceConservation(now) // a test of a flag on one CPU
 		s.epoch++
 	}
@@ -533,9 +531,15 @@ func (s *System) addNrRunning(cpu, before int) {
 // by an operation on it (a wakeup, a fork, an attach).
 func (s *System) markResched(cpu int) {
 	if s.cpus[cpu].rq.NeedResched() {
-		s.resched.Set(cpu)
-		s.reschedAny = true
+		s.addResched(cpu)
 	}
+}
+
+// addResched lists cpu among the CPUs Resched returns, keeping reschedAny
+// (which spares Resched its walk when the list is empty) true with it.
+func (s *System) addResched(cpu int) {
+	s.resched.Set(cpu)
+	s.reschedAny = true
 }
 
 // Resched returns, in ascending order, the CPUs on which __schedule is due
