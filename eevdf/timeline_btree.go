@@ -479,7 +479,7 @@ func (t *bTimeline) refill(p *tlInner, i int) {
 // refillLeaf is refill for a leaf c = p.kids[i], which is not the
 // leftmost leaf (shrink exempts that one). Its sibling is the left one,
 // for i = 0 the right one. When the two hold at most leafMergeMax
-// entities, c's move into the sibling and c is freed (usually the fewer;
+// entities, c's entities move into the sibling and c is freed (usually the fewer;
 // not always when the sibling is the leftmost leaf, which has no
 // minimum); otherwise c borrows. For leafMax = 8 (leafMin = 2, leafMergeMax = 6):
 //

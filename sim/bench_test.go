@@ -27,6 +27,13 @@ func benchConfig(tasks, hogs int, d time.Duration) Config {
 	return Config{Seed: 1, Duration: d, Workloads: []Workload{Custom("bench", specs...)}}
 }
 
+// oneCPUCases are BenchmarkSimulator's one-CPU cases: 100 tasks, hogs of
+// them CPU hogs.
+var oneCPUCases = []struct {
+	name string
+	hogs int
+}{{"sleepers", 0}, {"hogs", 100}, {"mixed", 50}}
+
 // BenchmarkSimulator measures scheduler events per second in steady state.
 // One op is one Step: on one CPU one event, so ns/op is the cost of an
 // event; on several CPUs a tick instant is one Step for every CPU's tick,
@@ -44,10 +51,7 @@ func benchConfig(tasks, hogs int, d time.Duration) Config {
 // that an event's cost does not grow with the CPU count).
 func BenchmarkSimulator(b *testing.B) {
 	for _, bk := range []eevdf.Backend{eevdf.BTree, eevdf.RBTree} {
-		for _, tc := range []struct {
-			name string
-			hogs int
-		}{{"sleepers", 0}, {"hogs", 100}, {"mixed", 50}} {
+		for _, tc := range oneCPUCases {
 			b.Run(fmt.Sprintf("%v/%s", bk, tc.name), func(b *testing.B) {
 				cfg := benchConfig(100, tc.hogs, 1<<62)
 				cfg.Timeline = bk
@@ -111,10 +115,7 @@ func benchSteps(b *testing.B, cfg Config, warm time.Duration) {
 // simulator's share taken away. One op is one replay of the span.
 func BenchmarkSimulatorReplay(b *testing.B) {
 	const warm = 200 * time.Millisecond
-	for _, tc := range []struct {
-		name string
-		hogs int
-	}{{"sleepers", 0}, {"hogs", 100}, {"mixed", 50}} {
+	for _, tc := range oneCPUCases {
 		b.Run(tc.name, func(b *testing.B) {
 			var log bytes.Buffer
 			cfg := benchConfig(100, tc.hogs, 5*time.Second)

@@ -79,9 +79,9 @@
 // switched out the CPU time it got is subtracted from the phase, and the
 // phase's completion event is made stale by a generation counter (never by
 // searching the queue; on one CPU, where the running task's completion is
-// kept apart from the queue, it is dropped). Config.SwitchCost delays a switched-in task's
-// progress (the time is charged to it, as the kernel charges what runs
-// after exec_start). With Config.Debug, smp's Check (every runqueue's
+// kept apart from the queue, it is dropped). Config.SwitchCost delays a
+// switched-in task's progress (the time is charged to it, as the kernel
+// charges what runs after exec_start). With Config.Debug, smp's Check (every runqueue's
 // invariants and every task where the System believes it is) and the
 // simulator's own checks run after every event, and the simulator's
 // CPU-time bookkeeping is compared with eevdf's sum_exec_runtime at
@@ -133,8 +133,9 @@
 // placements by rule and the migrations by cause (smp.Stats), work
 // conservation on several CPUs (smp.System.Conservation: the CPU time
 // idle while another CPU had tasks waiting, its stretches and the
-// longest), as text, CSV and JSON; a Chrome/Perfetto trace of the schedule (a track per CPU,
-// migration arrows between them); and, in package sim/plot, PNG plots.
+// longest), as text, CSV and JSON; a Chrome/Perfetto trace of the
+// schedule (a track per CPU, migration arrows between them); and, in
+// package sim/plot, PNG plots.
 // Sweep runs configurations in parallel.
 //
 // # Determinism
