@@ -34,7 +34,8 @@ const (
 	// and the next erasure in either refilled again; a merged leaf takes
 	// several erasures first. In BenchmarkSimulator/btree/sleepers, whose
 	// picks erase all over the timeline, refills fell from 19 % of
-	// erasures to 4.4 % (splits rose by 1 %).
+	// erasures to 4.4 % (splits rose by 1 %; btree/design.md, "In a
+	// simulation", says how they were counted).
 	leafMergeMax = leafMax * 3 / 4
 	// innerMax and innerMin bound the children of an interior node other
 	// than the root (which has at least two), by the same arithmetic.
