@@ -82,13 +82,22 @@ func TestDoneApartKeepsOrder(t *testing.T) {
 			}
 			queued.doneApart = false // no completion is posted before Run
 			// Step each to its next counted event (a stale one
-			// popped from the heap is a Step that counts none).
+			// popped from the heap is a Step that counts none). The
+			// comparison means something only if completions were kept
+			// apart in one run and never in the other.
+			kept := 0
 			for n := 0; ; n++ {
 				for !apart.Done() && apart.events == uint64(n) {
 					apart.Step()
+					if apart.donePosted {
+						kept++
+					}
 				}
 				for !queued.Done() && queued.events == uint64(n) {
 					queued.Step()
+					if queued.donePosted {
+						t.Fatal("a completion kept apart with doneApart off")
+					}
 				}
 				if apart.events != queued.events || apart.now != queued.now ||
 					apart.ctxSwitches != queued.ctxSwitches || apart.preemptions != queued.preemptions {
@@ -105,6 +114,9 @@ func TestDoneApartKeepsOrder(t *testing.T) {
 			}
 			if apart.events < tc.minEvents {
 				t.Fatalf("only %d events", apart.events)
+			}
+			if kept == 0 {
+				t.Fatal("no completion was kept apart")
 			}
 			ra, rq := apart.Report(), queued.Report()
 			if !bytes.Equal(reportBytes(t, ra), reportBytes(t, rq)) {
