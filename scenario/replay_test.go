@@ -42,28 +42,37 @@ func TestAdvanceEndsWhereTheKernelDoes(t *testing.T) {
 	})
 }
 
-// An operation that is not defined in its state is the same *Error from
-// Advance as from Step, and is not executed.
+// An operation that is not defined in its state is an *Error from
+// Advance, naming its line, after the operations before it succeeded; it
+// is not executed, so the same operation fails again.
 func TestAdvanceErrors(t *testing.T) {
-	for _, src := range []string{"task A\n0 sleep\n", "task A\n0 new A\n0 new A\n", "task A\n0 new A\n0 schedule\n1 wakeup A\n"} {
-		sc, err := Parse(strings.NewReader(src), "x")
+	for _, tc := range []struct {
+		src, want string
+		ok        int
+	}{
+		{"task A\n0 sleep\n", "x:2:1: sleep with nothing running", 0},
+		{"task A\n0 new A\n0 new A\n", "x:3:1: new A: the task already exists", 1},
+		{"task A\n0 new A\n0 schedule\n1 wakeup A\n", "x:4:1: wakeup A: the task is running", 2},
+	} {
+		sc, err := Parse(strings.NewReader(tc.src), "x")
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, _ := NewReplayer(sc, Options{})
-		b, _ := NewReplayer(sc, Options{})
-		for {
-			_, errStep := a.Step()
-			errAdv := b.Advance()
-			if (errStep == nil) != (errAdv == nil) || errStep != nil && errStep.Error() != errAdv.Error() {
-				t.Fatalf("%q: Step says %v, Advance says %v", src, errStep, errAdv)
-			}
-			if errStep != nil {
-				if _, ok := errAdv.(*Error); !ok {
-					t.Fatalf("%q: Advance's error is a %T, not an *Error", src, errAdv)
-				}
+		r, err := NewReplayer(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok := 0
+		for ; ; ok++ {
+			if err = r.Advance(); err != nil {
 				break
 			}
+		}
+		if _, isErr := err.(*Error); !isErr || !strings.HasPrefix(err.Error(), tc.want) || ok != tc.ok {
+			t.Errorf("%q: %d operations, then %T %v; want %d, then %q", tc.src, ok, err, err, tc.ok, tc.want)
+		}
+		if again := r.Advance(); again == nil || again.Error() != err.Error() {
+			t.Errorf("%q: the failed operation again: %v", tc.src, again)
 		}
 	}
 }
