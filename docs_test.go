@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // The design documents live in docs/spec, copied from ../shared, and the
@@ -236,6 +237,132 @@ func TestSpecHeadings(t *testing.T) {
 	if !slices.Equal(keys, want) {
 		t.Errorf("sections %q, want %q", keys, want)
 	}
+}
+
+// The README is a front page: within its first 60 lines the install
+// command, the two commands (the seed experiments on their defaults, and
+// the tests) and the whole Go example; 250 lines at most in all, the
+// long results living in docs/.
+func TestReadmeFrontPage(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(readme), "\n"), "\n")
+	if len(lines) > 250 {
+		t.Errorf("README.md has %d lines; at most 250 (move long results into docs/)", len(lines))
+	}
+	first := strings.Join(lines[:min(60, len(lines))], "\n") + "\n"
+	for _, want := range []string{
+		"go get github.com/schedmodel/fairclass@latest\n",
+		"go run ./examples/seeds ",
+		"go test ./... ",
+		"// Output: ",
+	} {
+		if !strings.Contains(first, want) {
+			t.Errorf("README.md's first 60 lines lack %q", want)
+		}
+	}
+}
+
+// The README's Go example is the root package's Example, line for line.
+func TestReadmeExampleIsTheTestedOne(t *testing.T) {
+	src, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(src), "\n")
+	start := slices.Index(lines, "func Example() {")
+	if start < 0 {
+		t.Fatal("example_test.go has no func Example")
+	}
+	var body []string
+	for _, l := range lines[start+1:] {
+		if l == "}" {
+			break
+		}
+		body = append(body, strings.TrimPrefix(l, "\t"))
+	}
+	if !strings.Contains(string(readme), "\n"+strings.Join(body, "\n")+"\n") {
+		t.Errorf("README.md does not show Example's body as it is in example_test.go:\n%s", strings.Join(body, "\n"))
+	}
+}
+
+// TestDocLinks checks every relative link of the README and docs/: the
+// file it names exists and, for a link to a heading (FILE.md#anchor), so
+// does the heading, by GitHub's anchor rule.
+func TestDocLinks(t *testing.T) {
+	files, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, "README.md", "docs/spec/README.md", "examples/configs/README.md")
+	linkRE := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, path := range files {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				file, anchor, _ := strings.Cut(target, "#")
+				dest := path
+				if file != "" {
+					dest = filepath.Join(filepath.Dir(path), file)
+				}
+				if _, err := os.Stat(dest); err != nil {
+					t.Errorf("%s:%d: link %s: %v", path, i+1, target, err)
+					continue
+				}
+				if anchor == "" {
+					continue
+				}
+				text, err := os.ReadFile(dest)
+				if err != nil {
+					t.Errorf("%s:%d: link %s: %v", path, i+1, target, err)
+					continue
+				}
+				if !slices.Contains(headingAnchors(string(text)), anchor) {
+					t.Errorf("%s:%d: link %s: %s has no heading with that anchor", path, i+1, target, dest)
+				}
+			}
+		}
+	}
+}
+
+// headingAnchors returns the anchors GitHub gives a Markdown file's
+// headings: lower case, punctuation dropped, spaces as hyphens.
+func headingAnchors(text string) []string {
+	var anchors []string
+	fence := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fence = !fence
+		}
+		if fence || !strings.HasPrefix(line, "#") {
+			continue
+		}
+		h := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(h) {
+			switch {
+			case r == ' ':
+				b.WriteByte('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		anchors = append(anchors, b.String())
+	}
+	return anchors
 }
 
 // citingFiles lists the repository's .go and .md files, docs/spec, hidden

@@ -40,11 +40,6 @@ func Example() {
 			rq.PickNext()
 		}
 	}
-	for _, se := range []*eevdf.SchedEntity{a, b, io} {
-		fmt.Printf("%-7s ran %3d ms of 1000\n", se.Name(), se.SumExecRuntime()/1_000_000)
-	}
-	// Output:
-	// hog A   ran 565 ms of 1000
-	// hog B   ran 185 ms of 1000
-	// sleeper ran 250 ms of 1000
+	fmt.Println("ms of 1000 run by A, B, sleeper:", a.SumExecRuntime()/1e6, b.SumExecRuntime()/1e6, io.SumExecRuntime()/1e6)
+	// Output: ms of 1000 run by A, B, sleeper: 565 185 250
 }
