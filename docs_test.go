@@ -176,6 +176,8 @@ func TestCitationShapes(t *testing.T) {
 		{"two documents", "a.go", "// KERNEL-SPEC-SMP §6.1 A2 (KERNEL-SPEC §2.4): the", []string{"1:KERNEL-SPEC-SMP §6.1", "1:KERNEL-SPEC §2.4"}},
 		{"part", "a.md", "TRACE-REPLAY Part II §3 proposes", []string{"1:TRACE-REPLAY II/§3"}},
 		{"name alone", "a.md", "as DESIGN.md says", []string{"1:DESIGN"}},
+		{"short names", "a.go", "// KSMP §5.4, KS §2.4 and SMP §3.5 (KERNEL-SPEC-SMP §7.3)", []string{"1:KERNEL-SPEC-SMP §5.4", "1:KERNEL-SPEC §2.4", "1:KERNEL-SPEC-SMP §3.5", "1:KERNEL-SPEC-SMP §7.3"}},
+		{"short name without a section", "a.go", "// the SMP layer; KS", nil},
 		{"bare section in the same comment", "a.go", "// KERNEL-SPEC-GROUPS §2.4 and what\n// §3.1 derives", []string{"1:KERNEL-SPEC-GROUPS §2.4", "2:KERNEL-SPEC-GROUPS §3.1 (inferred)"}},
 		{"bare section, one document in the file", "a.go", "// KERNEL-SPEC-SMP §1\n\nfunc f() {}\n\n// §7.3 step 4", []string{"1:KERNEL-SPEC-SMP §1", "5:KERNEL-SPEC-SMP §7.3 (inferred)"}},
 		{"bare section, two documents in the file", "a.md", "KERNEL-SPEC §1 and KERNEL-SPEC-SMP §1\n\n(§7.3)", []string{"1:KERNEL-SPEC §1", "1:KERNEL-SPEC-SMP §1", "3:?"}},
@@ -405,6 +407,20 @@ type citation struct {
 // .md), the design and style documents by their file names.
 var docNameRE = regexp.MustCompile(`\b(KERNEL-SPEC(?:-[A-Z]+)*|SMP-SCENARIOS|TRACE-REPLAY)(?:\.md)?\b|\b(DESIGN|STYLE)\.md\b`)
 
+// The documents' own short names for one another ("KS §2.4", "KSMP §5.4",
+// "SMP §3.5"), counted only where a section follows at once: a short name
+// is a citation only then.
+var docAliasRE = regexp.MustCompile(`(?:^|[^-\w])(KS|KG|KSG|KS-GROUPS|KSMP|SMP)\s+§`)
+
+var docAliases = map[string]string{
+	"KS":        "KERNEL-SPEC",
+	"KG":        "KERNEL-SPEC-GROUPS",
+	"KSG":       "KERNEL-SPEC-GROUPS",
+	"KS-GROUPS": "KERNEL-SPEC-GROUPS",
+	"KSMP":      "KERNEL-SPEC-SMP",
+	"SMP":       "KERNEL-SPEC-SMP",
+}
+
 // A section: §N, §N.M, §N.M.K, a lettered §8a, §8(a) or §10A, and ranges
 // §5.1–§5.2, §§2.8–2.9, §3 to §5.
 const sectionID = `\d+(?:\([a-z]\)|[A-Za-z]\b)?(?:\.\d+)*`
@@ -414,7 +430,7 @@ var sectionRE = regexp.MustCompile(`§§?\s*(` + sectionID + `)(?:(?:\s*[–—-
 // directGap is what may stand between a document's name and its section:
 // the closing backquote or emphasis of the name, a part, an opening
 // parenthesis.
-var directGap = regexp.MustCompile(`^[` + "`" + `*"']*(?:,?\s*Part\s+([IVX]+),?)?\s*\(?\s*$`)
+var directGap = regexp.MustCompile(`^[` + "`" + `*"']*(?:,?\s*[Pp]art\s+([IVX]+),?)?\s*\(?\s*$`)
 
 // listGap is what may stand between two sections of one list: a rule,
 // step or item number of the first, then a comma, semicolon or "and".
@@ -471,6 +487,10 @@ func newCitingText(path, src string) *citingText {
 		}
 		ct.names = append(ct.names, nameAt{name: name, start: m[0], end: m[1]})
 	}
+	for _, m := range docAliasRE.FindAllStringSubmatchIndex(ct.text, -1) {
+		ct.names = append(ct.names, nameAt{name: docAliases[ct.text[m[2]:m[3]]], start: m[2], end: m[3]})
+	}
+	sort.Slice(ct.names, func(i, j int) bool { return ct.names[i].start < ct.names[j].start })
 	return ct
 }
 
