@@ -436,11 +436,10 @@ var directGap = regexp.MustCompile(`^[` + "`" + `*"']*(?:,?\s*[Pp]art\s+([IVX]+)
 // step or item number of the first, then a comma, semicolon or "and".
 var listGap = regexp.MustCompile(`^(?:\s+(?:rules?|steps?|items?|paths?|cases?|[A-Z]\d+)(?:\s+(?:\d+[a-z]?(?:\.\d+)?|[a-z]\b))?(?:\s*[–-]\s*\d+)?)?\s*\)?\s*(?:,|;|\band\b|\bor\b|,\s*and\b)\s*\(?\s*$`)
 
+// nameAt is a document's name where the text gives it, as an offset range.
 type nameAt struct {
-	name     string
-	start    int
-	end      int
-	sectionT bool // followed by a section directly
+	name       string
+	start, end int
 }
 
 // citingText is one file's text with the comment markers of its lines
