@@ -18,6 +18,19 @@
 //   - scenario: the scenario language, its replay and its output;
 //   - sim: the simulator and its workloads, driving smp.
 //
-// This root package holds no code; its tests benchmark the pick path of
-// every timeline against naive baselines.
+// The documentation is in docs/ (docs/README.md is its index): a page per
+// topic, and every long result with the command that regenerates it. The
+// design documents are in docs/spec: DESIGN.md, the API contract, and the
+// specifications of the kernel behaviour modelled (KERNEL-SPEC.md,
+// KERNEL-SPEC-GROUPS.md, KERNEL-SPEC-SMP.md and the others). Comments
+// throughout the code cite them by name and section, as in
+// "KERNEL-SPEC-SMP §7.3".
+//
+// This root package holds no code. Its Example is the one README.md
+// shows; its tests benchmark the pick path of every timeline against
+// naive baselines, and keep the documentation honest: the copies in
+// docs/spec equal their originals in ../shared, every citation of a
+// design document names a section that exists, every relative link of
+// the documentation leads somewhere, and the README's example is the
+// tested one.
 package fairclass
