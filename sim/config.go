@@ -161,8 +161,10 @@ func LoadConfig(path string) (Config, error) {
 // Every WORKLOAD object has a "kind", an optional "name", and the task
 // attributes "group" (a name from "groups"; default the root), "nice",
 // "policy" ("normal", "batch", "idle"), "slice", "cpus" (a list), "cookie"
-// and "start". The other keys by kind (zero or
-// absent means the default documented on the Go type):
+// and "start". The other keys by kind (absent means the default
+// documented on the Go type; an explicit 0 is an error where the Go type
+// reads 0 as that default, and means what it documents elsewhere: no
+// distance, no duration or loop limit, no timeout):
 //
 //	cyclictest:   threads, interval, distance, duration, loops, work
 //	hackbench:    groups, fds, loops, pipe, threads, datasize, write_cost, read_cost, capacity
@@ -503,6 +505,9 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		if err != nil {
 			return nil, 0, offs.place("policy", err)
 		}
+		if err := noZeroDefaults(offs, []keyValue{{"threads", int64(j.Threads)}, {"interval", int64(j.Interval)}, {"work", int64(j.Work)}}); err != nil {
+			return nil, 0, err
+		}
 		return &CyclictestWorkload{Label: j.Name, Threads: j.Threads, Interval: time.Duration(j.Interval),
 			Distance: time.Duration(j.Distance), Duration: time.Duration(j.Duration), Loops: j.Loops,
 			Work: time.Duration(j.Work), Options: opt}, 0, nil
@@ -527,6 +532,10 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		if err != nil {
 			return nil, 0, offs.place("policy", err)
 		}
+		if err := noZeroDefaults(offs, []keyValue{{"groups", int64(j.Groups)}, {"fds", int64(j.Fds)}, {"loops", int64(j.Loops)}, {"datasize", int64(j.DataSize)},
+			{"write_cost", int64(j.WriteCost)}, {"read_cost", int64(j.ReadCost)}, {"capacity", int64(j.Capacity)}}); err != nil {
+			return nil, 0, err
+		}
 		return &HackbenchWorkload{Label: j.Name, Groups: j.Groups, Fds: j.Fds, Loops: j.Loops, Pipe: j.Pipe,
 			Threads: j.Threads, DataSize: j.DataSize, WriteCost: time.Duration(j.WriteCost),
 			ReadCost: time.Duration(j.ReadCost), Capacity: j.Capacity, Options: opt}, 0, nil
@@ -544,6 +553,9 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		if err != nil {
 			return nil, 0, offs.place("policy", err)
 		}
+		if err := noZeroDefaults(offs, []keyValue{{"n", int64(j.N)}}); err != nil {
+			return nil, 0, err
+		}
 		return &StressWorkload{Label: j.Name, N: j.N, Timeout: time.Duration(j.Timeout), Options: opt}, 0, nil
 	case "yield_loop":
 		var j struct {
@@ -559,6 +571,9 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		opt, err := j.options()
 		if err != nil {
 			return nil, 0, offs.place("policy", err)
+		}
+		if err := noZeroDefaults(offs, []keyValue{{"yield_for", int64(j.YieldFor)}, {"yield_cost", int64(j.YieldCost)}}); err != nil {
+			return nil, 0, err
 		}
 		return &YieldLoopWorkload{Label: j.Name, YieldFor: time.Duration(j.YieldFor), YieldCost: time.Duration(j.YieldCost),
 			SpinFor: time.Duration(j.SpinFor), Options: opt}, 0, nil
@@ -578,6 +593,9 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		if err != nil {
 			return nil, 0, offs.place("policy", err)
 		}
+		if err := noZeroDefaults(offs, []keyValue{{"n", int64(j.N)}, {"runtime", int64(j.Runtime)}, {"sleeptime", int64(j.Sleeptime)}}); err != nil {
+			return nil, 0, err
+		}
 		return &MassiveIntrWorkload{Label: j.Name, N: j.N, Runtime: time.Duration(j.Runtime),
 			Sleeptime: time.Duration(j.Sleeptime), Duration: time.Duration(j.Duration), Options: opt}, 0, nil
 	case "schbench":
@@ -596,6 +614,10 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		opt, err := j.options()
 		if err != nil {
 			return nil, 0, offs.place("policy", err)
+		}
+		if err := noZeroDefaults(offs, []keyValue{{"message_threads", int64(j.MessageThreads)}, {"workers", int64(j.Workers)},
+			{"cputime", int64(j.CPUTime)}, {"sleeptime", int64(j.Sleeptime)}, {"message_cost", int64(j.MessageCost)}}); err != nil {
+			return nil, 0, err
 		}
 		return &SchbenchWorkload{Label: j.Name, MessageThreads: j.MessageThreads, Workers: j.Workers,
 			CPUTime: time.Duration(j.CPUTime), Sleeptime: time.Duration(j.Sleeptime),
@@ -643,6 +665,24 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		return nil, 0, errors.New(`missing "kind"`)
 	}
 	return nil, 0, fmt.Errorf("unknown kind %q (cyclictest, hackbench, stress, yield_loop, massive_intr, schbench, rtapp, tasks)", head.Kind)
+}
+
+// keyValue is a key of a workload object and the value read for it.
+type keyValue struct {
+	key string
+	v   int64
+}
+
+// noZeroDefaults refuses an explicit 0 for keys that the Go types read as
+// "the default" when 0: written out, a 0 asks for zero (no cost, no
+// tasks), which the workload would not honour.
+func noZeroDefaults(offs offsets, kvs []keyValue) error {
+	for _, kv := range kvs {
+		if kv.v == 0 && offs.has(kv.key) {
+			return errAt(offs[kv.key], "%s 0 would be read as the default: leave it out for the default, or give a positive value", kv.key)
+		}
+	}
+	return nil
 }
 
 // parseTasksWorkload decodes a "tasks" workload: channels and tasks with

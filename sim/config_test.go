@@ -375,6 +375,10 @@ func TestConfigErrorPositions(t *testing.T) {
 			"config:1:54: workload 1: stress tasks -3 outside 0..1048576"},
 		{"phase in a loop body", "{\"duration\": \"1s\", \"workloads\": [\n {\"kind\": \"tasks\", \"tasks\": [{\"name\": \"a\", \"program\": [{\"run\": \"1ms\"},\n  {\"loop\": 2, \"body\": [{\"recv\": \"nope\"}]}]}]}]}",
 			`config:3:33: workload 0: task "a": phase 1: body phase 0: unknown channel "nope"`},
+		{"explicit zero read as the default", `{"duration": "1s", "workloads": [{"kind": "hackbench", "loops": 5, "write_cost": 0}]}`,
+			"config:1:82: workload 0: write_cost 0 would be read as the default: leave it out for the default, or give a positive value"},
+		{"explicit zero stress count", `{"duration": "1s", "workloads": [{"kind": "stress", "n": 0}]}`,
+			"config:1:58: workload 0: n 0 would be read as the default: leave it out for the default, or give a positive value"},
 		{"features name themselves once", `{"duration": "1s", "features": "NO_X", ` + stress + `}`, `config:1:32: features: unknown feature "NO_X"; valid names`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -414,6 +418,12 @@ func TestLoadConfigErrors(t *testing.T) {
 	}
 	if _, err := LoadConfig(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
+	}
+	// A 0 that means what it says (no distance, no limit, no timeout) is
+	// fine.
+	if _, err := ParseConfig([]byte(`{"duration": "1s", "workloads": [{"kind": "cyclictest", "distance": 0, "duration": 0, "loops": 0},
+		{"kind": "stress", "timeout": 0}, {"kind": "yield_loop", "spin_for": 0}, {"kind": "massive_intr", "duration": 0}]}`), ""); err != nil {
+		t.Error(err)
 	}
 	for _, cpus := range []string{``, `"cpus": 1, `} {
 		cfg, err := LoadConfig(write("ok.json", `{`+cpus+`"duration": "1s", "workloads": [{"kind": "stress"}]}`))
