@@ -101,9 +101,14 @@ func (o *output) open() error {
 	return nil
 }
 
-// writer empties the file and returns it for writing.
+// writer empties the file, if it is a regular file (not /dev/stdout or a
+// named pipe), and returns it for writing.
 func (o *output) writer() (io.Writer, error) {
-	if err := o.f.Truncate(0); err != nil {
+	st, err := o.f.Stat()
+	if err == nil && st.Mode().IsRegular() {
+		err = o.f.Truncate(0)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", o.flag, o.path, err)
 	}
 	return o.f, nil

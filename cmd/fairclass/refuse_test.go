@@ -224,6 +224,12 @@ func TestSimReplacesExistingOutputs(t *testing.T) {
 	if bytes.Contains(b, []byte("old contents")) || !bytes.Contains(b, []byte("runtime_ns")) {
 		t.Errorf("the CSV was not replaced: %d bytes", len(b))
 	}
+	// A device is written without being truncated.
+	if _, err := os.Stat(os.DevNull); err == nil {
+		if code, _, errs := runCmd(t, "", "sim", cfg, "--json", os.DevNull, "--quiet"); code != 0 {
+			t.Errorf("--json %s: exit %d: %s", os.DevNull, code, errs)
+		}
+	}
 }
 
 // help lists every subcommand and topic, and each has its text.
