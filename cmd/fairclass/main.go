@@ -2,12 +2,15 @@
 // fair scheduling class.
 //
 //	fairclass replay FILE [--table] [--backend btree|rbtree] [--features TOKENS] [--kernel K] [--trace OUT]
-//	fairclass sim CONFIG.json [--json OUT] [--csv OUT] [--trace OUT] [--seed N]
+//	fairclass sim CONFIG.json [--json OUT] [--csv OUT] [--trace OUT] [--seed N] [--quiet]
 //	fairclass bench [--sizes LIST]
 //	fairclass topology [--packages N --llcs N --cores N --threads N] [--numbering linear|x86] [--format debugfs|proc|dmesg]
 //	fairclass help [TOPIC]
 //
-// Run "fairclass help" for the details.
+// Run "fairclass help" for the details. Exit status: 0 success, 1 failure
+// (a file that cannot be read or written, an input that is wrong), 2 a
+// usage error. Every error is one line on standard error; errors in a
+// scenario or a configuration start with FILE:LINE:COL.
 package main
 
 import (
