@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -115,13 +114,15 @@ type Config struct {
 	Progress func(frac float64)
 }
 
-// LoadConfig reads a JSON configuration file.
+// LoadConfig reads a JSON configuration file (see ParseConfig). An error
+// reading the file is the file system's; any other is a *ConfigError
+// named after path: "PATH:LINE:COL: reason".
 func LoadConfig(path string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, err
 	}
-	return ParseConfig(data, filepath.Dir(path))
+	return parseConfig(data, path, filepath.Dir(path))
 }
 
 // ParseConfig parses a JSON configuration; dir resolves relative file
@@ -160,8 +161,10 @@ func LoadConfig(path string) (Config, error) {
 // Every WORKLOAD object has a "kind", an optional "name", and the task
 // attributes "group" (a name from "groups"; default the root), "nice",
 // "policy" ("normal", "batch", "idle"), "slice", "cpus" (a list), "cookie"
-// and "start". The other keys by kind (zero or
-// absent means the default documented on the Go type):
+// and "start". The other keys by kind (absent means the default
+// documented on the Go type; an explicit 0 is an error where the Go type
+// reads 0 as that default, and means what it documents elsewhere: no
+// distance, no duration or loop limit, no timeout):
 //
 //	cyclictest:   threads, interval, distance, duration, loops, work
 //	hackbench:    groups, fds, loops, pipe, threads, datasize, write_cost, read_cost, capacity
@@ -183,18 +186,42 @@ func LoadConfig(path string) (Config, error) {
 //	{"yield": true}  {"mark": "LABEL"}  {"set_nice": 5}  {"set_slice": "3ms"}  {"exit": true}
 //	{"loop": 10, "body": [PHASE, ...]}  {"forever": [PHASE, ...]}  {"loop_for": "5s", "body": [PHASE, ...]}
 //
-// Unknown keys are errors. testdata/config.json is a complete example.
+// Keys are matched exactly, case included; an unknown key, a key given
+// twice, a value of the wrong type or outside its type's range, an
+// explicit "cpus" or "hz" of 0 (leave the key out for the default), a
+// missing or non-positive duration and a configuration without workloads
+// are errors. testdata/config.json is a complete example.
+//
+// Every error is a *ConfigError named "config", with the line and column
+// of the offending key or value when there is one:
+// "config:3:14: unknown field "Seed" (keys are case-sensitive: did you
+// mean "seed"?)".
 func ParseConfig(data []byte, dir string) (Config, error) {
+	return parseConfig(data, "config", dir)
+}
+
+// parseConfig is ParseConfig with the name its errors carry.
+func parseConfig(data []byte, name, dir string) (Config, error) {
+	cfg, err := decodeConfig(data, dir)
+	if err != nil {
+		return Config{}, newConfigError(name, data, err)
+	}
+	return cfg, nil
+}
+
+// decodeConfig reads a configuration; its errors carry the byte offset
+// of what they concern (posError) when there is one.
+func decodeConfig(data []byte, dir string) (Config, error) {
 	var jc struct {
 		Seed          uint64            `json:"seed"`
-		CPUs          int               `json:"cpus"`
+		CPUs          *int              `json:"cpus"`
 		Machine       *jsonMachine      `json:"machine"`
 		Nohz          string            `json:"nohz"`
 		Preset        string            `json:"preset"`
 		Duration      JSONDuration      `json:"duration"`
 		Features      string            `json:"features"`
 		BaseSlice     JSONDuration      `json:"base_slice"`
-		HZ            int               `json:"hz"`
+		HZ            *int              `json:"hz"`
 		Timeline      string            `json:"timeline"`
 		WakeupCost    JSONDuration      `json:"wakeup_cost"`
 		SwitchCost    JSONDuration      `json:"switch_cost"`
@@ -208,15 +235,14 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		CgroupMode    string            `json:"cgroup_mode"`
 		Workloads     []json.RawMessage `json:"workloads"`
 	}
-	if err := strictDecode(data, &jc); err != nil {
-		return Config{}, fmt.Errorf("config: %w", err)
+	offs, err := strictDecode(data, &jc)
+	if err != nil {
+		return Config{}, err
 	}
 	cfg := Config{
 		Seed:          jc.Seed,
-		CPUs:          jc.CPUs,
 		Duration:      time.Duration(jc.Duration),
 		BaseSlice:     time.Duration(jc.BaseSlice),
-		HZ:            jc.HZ,
 		WakeupCost:    time.Duration(jc.WakeupCost),
 		SwitchCost:    time.Duration(jc.SwitchCost),
 		StartJitter:   time.Duration(jc.StartJitter),
@@ -225,10 +251,23 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 		Trace:         jc.Trace,
 		Debug:         jc.Debug,
 	}
+	if jc.CPUs != nil {
+		// Config.CPUs reads 0 as one CPU; written out, 0 is a mistake.
+		if n := *jc.CPUs; n < 1 || n > topology.MaxCPUs {
+			return Config{}, errAt(offs["cpus"], "cpus %d outside 1..%d (leave it out for one CPU)", n, topology.MaxCPUs)
+		}
+		cfg.CPUs = *jc.CPUs
+	}
+	if jc.HZ != nil {
+		if n := *jc.HZ; n < 1 || n > 100000 {
+			return Config{}, errAt(offs["hz"], "hz %d outside 1..100000 (leave it out for 1000)", n)
+		}
+		cfg.HZ = *jc.HZ
+	}
 	if jc.Machine != nil {
 		m, err := jc.Machine.machine()
 		if err != nil {
-			return Config{}, fmt.Errorf("config: machine: %w", err)
+			return Config{}, offs.place("machine", err)
 		}
 		cfg.Machine = m
 	}
@@ -238,19 +277,19 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 	case "idle":
 		cfg.Nohz = smp.NohzIdle
 	default:
-		return Config{}, fmt.Errorf("config: nohz %q: want off or idle", jc.Nohz)
+		return Config{}, errAt(offs["nohz"], "nohz %q: want off or idle", jc.Nohz)
 	}
 	if jc.Preset != "" {
 		p, err := topology.ParsePreset(jc.Preset)
 		if err != nil {
-			return Config{}, fmt.Errorf("config: preset: %w", err)
+			return Config{}, offs.place("preset", err)
 		}
 		cfg.Preset = &p
 	}
 	if jc.Features != "" {
 		fs, err := features.Parse(jc.Features)
 		if err != nil {
-			return Config{}, fmt.Errorf("config: features: %w", err)
+			return Config{}, offs.place("features", err) // it names itself: "features: …"
 		}
 		cfg.Features = &fs
 	}
@@ -260,7 +299,7 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 	case "leader":
 		cfg.CoreRule = CoreLeader
 	default:
-		return Config{}, fmt.Errorf("config: core_rule %q: want priority or leader", jc.CoreRule)
+		return Config{}, errAt(offs["core_rule"], "core_rule %q: want priority or leader", jc.CoreRule)
 	}
 	switch strings.ToLower(jc.Timeline) {
 	case "", "btree":
@@ -268,14 +307,14 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 	case "rbtree":
 		cfg.Timeline = eevdf.RBTree
 	default:
-		return Config{}, fmt.Errorf("config: timeline %q: want btree or rbtree", jc.Timeline)
+		return Config{}, errAt(offs["timeline"], "timeline %q: want btree or rbtree", jc.Timeline)
 	}
-	for _, g := range jc.Groups {
+	for i, g := range jc.Groups {
 		var w uint64
 		if g.Weight != nil {
 			w = *g.Weight
 			if w < eevdf.CPUWeightMin || w > eevdf.CPUWeightMax {
-				return Config{}, fmt.Errorf("config: group %q: weight %d outside %d..%d (leave it out for the default %d)",
+				return Config{}, errAt(offs[fmt.Sprintf("groups[%d].weight", i)], "group %q: weight %d outside %d..%d (leave it out for the default %d)",
 					g.Name, w, eevdf.CPUWeightMin, eevdf.CPUWeightMax, eevdf.CPUWeightDefault)
 			}
 		}
@@ -284,37 +323,40 @@ func ParseConfig(data []byte, dir string) (Config, error) {
 	if jc.CgroupMode != "" {
 		m, err := eevdf.ParseCgroupMode(jc.CgroupMode)
 		if err != nil {
-			return Config{}, fmt.Errorf("config: %w", err)
+			return Config{}, offs.place("cgroup_mode", err)
 		}
 		cfg.CgroupMode = m
 	} else {
 		cfg.CgroupMode = eevdf.ModeConcur
 	}
+	if len(jc.Workloads) == 0 {
+		err := errors.New("no workloads: a configuration needs at least one")
+		return Config{}, offs.place("workloads", err)
+	}
 	for i, raw := range jc.Workloads {
+		at := offs[fmt.Sprintf("workloads[%d]", i)]
 		w, dur, err := parseWorkload(raw, dir)
 		if err != nil {
-			return Config{}, fmt.Errorf("config: workload %d: %w", i, err)
+			return Config{}, shift(at, fmt.Errorf("workload %d: %w", i, err))
+		}
+		// Its own checks (counts, durations) now rather than when a
+		// simulation starts, so that the error has a position; the specs
+		// are built again, and new channels made, for each simulation.
+		if _, err := w.Tasks(); err != nil {
+			return Config{}, shift(at, fmt.Errorf("workload %d: %w", i, err))
 		}
 		if cfg.Duration == 0 && dur > 0 {
 			cfg.Duration = dur // an rt-app file's global duration
 		}
 		cfg.Workloads = append(cfg.Workloads, w)
 	}
+	if cfg.Duration <= 0 {
+		if !offs.has("duration") {
+			return Config{}, errors.New(`no "duration": the stop time must be given`)
+		}
+		return Config{}, errAt(offs["duration"], "duration %v: the stop time must be positive", cfg.Duration)
+	}
 	return cfg, nil
-}
-
-// strictDecode decodes one JSON value into v, refusing unknown keys and
-// trailing data.
-func strictDecode(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("trailing data after the JSON value")
-	}
-	return nil
 }
 
 // JSONDuration is a time.Duration that reads from JSON as a Go duration
@@ -425,11 +467,19 @@ func parsePolicy(s string) (eevdf.Policy, error) {
 // parseWorkload decodes one workload object; an rt-app workload may carry
 // a global duration.
 func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, error) {
+	// The kind selects the schema; the exact key only ("Kind" is refused
+	// by the strict decoding that follows).
 	var head struct {
 		Kind string `json:"kind"`
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, 0, err
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, 0, errors.New("want an object")
+	}
+	if k, ok := members["kind"]; ok {
+		if err := json.Unmarshal(k, &head.Kind); err != nil {
+			return nil, 0, fmt.Errorf("kind: want a string, got %s", k)
+		}
 	}
 	type common struct {
 		Kind string `json:"kind"`
@@ -447,11 +497,15 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			Loops    int          `json:"loops"`
 			Work     JSONDuration `json:"work"`
 		}
-		if err := strictDecode(raw, &j); err != nil {
+		offs, err := strictDecode(raw, &j)
+		if err != nil {
 			return nil, 0, err
 		}
 		opt, err := j.options()
 		if err != nil {
+			return nil, 0, offs.place("policy", err)
+		}
+		if err := noZeroDefaults(offs, []keyValue{{"threads", int64(j.Threads)}, {"interval", int64(j.Interval)}, {"work", int64(j.Work)}}); err != nil {
 			return nil, 0, err
 		}
 		return &CyclictestWorkload{Label: j.Name, Threads: j.Threads, Interval: time.Duration(j.Interval),
@@ -470,11 +524,16 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			ReadCost  JSONDuration `json:"read_cost"`
 			Capacity  int          `json:"capacity"`
 		}
-		if err := strictDecode(raw, &j); err != nil {
+		offs, err := strictDecode(raw, &j)
+		if err != nil {
 			return nil, 0, err
 		}
 		opt, err := j.options()
 		if err != nil {
+			return nil, 0, offs.place("policy", err)
+		}
+		if err := noZeroDefaults(offs, []keyValue{{"groups", int64(j.Groups)}, {"fds", int64(j.Fds)}, {"loops", int64(j.Loops)}, {"datasize", int64(j.DataSize)},
+			{"write_cost", int64(j.WriteCost)}, {"read_cost", int64(j.ReadCost)}, {"capacity", int64(j.Capacity)}}); err != nil {
 			return nil, 0, err
 		}
 		return &HackbenchWorkload{Label: j.Name, Groups: j.Groups, Fds: j.Fds, Loops: j.Loops, Pipe: j.Pipe,
@@ -486,11 +545,15 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			N       int          `json:"n"`
 			Timeout JSONDuration `json:"timeout"`
 		}
-		if err := strictDecode(raw, &j); err != nil {
+		offs, err := strictDecode(raw, &j)
+		if err != nil {
 			return nil, 0, err
 		}
 		opt, err := j.options()
 		if err != nil {
+			return nil, 0, offs.place("policy", err)
+		}
+		if err := noZeroDefaults(offs, []keyValue{{"n", int64(j.N)}}); err != nil {
 			return nil, 0, err
 		}
 		return &StressWorkload{Label: j.Name, N: j.N, Timeout: time.Duration(j.Timeout), Options: opt}, 0, nil
@@ -501,11 +564,15 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			YieldCost JSONDuration `json:"yield_cost"`
 			SpinFor   JSONDuration `json:"spin_for"`
 		}
-		if err := strictDecode(raw, &j); err != nil {
+		offs, err := strictDecode(raw, &j)
+		if err != nil {
 			return nil, 0, err
 		}
 		opt, err := j.options()
 		if err != nil {
+			return nil, 0, offs.place("policy", err)
+		}
+		if err := noZeroDefaults(offs, []keyValue{{"yield_for", int64(j.YieldFor)}, {"yield_cost", int64(j.YieldCost)}}); err != nil {
 			return nil, 0, err
 		}
 		return &YieldLoopWorkload{Label: j.Name, YieldFor: time.Duration(j.YieldFor), YieldCost: time.Duration(j.YieldCost),
@@ -518,11 +585,15 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			Sleeptime JSONDuration `json:"sleeptime"`
 			Duration  JSONDuration `json:"duration"`
 		}
-		if err := strictDecode(raw, &j); err != nil {
+		offs, err := strictDecode(raw, &j)
+		if err != nil {
 			return nil, 0, err
 		}
 		opt, err := j.options()
 		if err != nil {
+			return nil, 0, offs.place("policy", err)
+		}
+		if err := noZeroDefaults(offs, []keyValue{{"n", int64(j.N)}, {"runtime", int64(j.Runtime)}, {"sleeptime", int64(j.Sleeptime)}}); err != nil {
 			return nil, 0, err
 		}
 		return &MassiveIntrWorkload{Label: j.Name, N: j.N, Runtime: time.Duration(j.Runtime),
@@ -536,11 +607,16 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			Sleeptime      JSONDuration `json:"sleeptime"`
 			MessageCost    JSONDuration `json:"message_cost"`
 		}
-		if err := strictDecode(raw, &j); err != nil {
+		offs, err := strictDecode(raw, &j)
+		if err != nil {
 			return nil, 0, err
 		}
 		opt, err := j.options()
 		if err != nil {
+			return nil, 0, offs.place("policy", err)
+		}
+		if err := noZeroDefaults(offs, []keyValue{{"message_threads", int64(j.MessageThreads)}, {"workers", int64(j.Workers)},
+			{"cputime", int64(j.CPUTime)}, {"sleeptime", int64(j.Sleeptime)}, {"message_cost", int64(j.MessageCost)}}); err != nil {
 			return nil, 0, err
 		}
 		return &SchbenchWorkload{Label: j.Name, MessageThreads: j.MessageThreads, Workers: j.Workers,
@@ -553,10 +629,11 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			File  string          `json:"file"`
 			RTApp json.RawMessage `json:"rtapp"`
 		}
-		if err := strictDecode(raw, &j); err != nil {
+		offs, err := strictDecode(raw, &j)
+		if err != nil {
 			return nil, 0, err
 		}
-		data := []byte(j.RTApp)
+		data, at := []byte(j.RTApp), "rtapp"
 		switch {
 		case j.File != "" && len(j.RTApp) > 0:
 			return nil, 0, errors.New("rtapp: give file or rtapp, not both")
@@ -567,14 +644,15 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			}
 			var err error
 			if data, err = os.ReadFile(p); err != nil {
-				return nil, 0, err
+				return nil, 0, offs.place("file", err)
 			}
+			at = "file"
 		case len(j.RTApp) == 0:
 			return nil, 0, errors.New("rtapp: give file or rtapp")
 		}
 		w, err := ParseRTApp(data)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, offs.place(at, err)
 		}
 		if j.Name != "" {
 			w.Label = j.Name
@@ -587,6 +665,24 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		return nil, 0, errors.New(`missing "kind"`)
 	}
 	return nil, 0, fmt.Errorf("unknown kind %q (cyclictest, hackbench, stress, yield_loop, massive_intr, schbench, rtapp, tasks)", head.Kind)
+}
+
+// keyValue is a key of a workload object and the value read for it.
+type keyValue struct {
+	key string
+	v   int64
+}
+
+// noZeroDefaults refuses an explicit 0 for keys that the Go types read as
+// "the default" when 0: written out, a 0 asks for zero (no cost, no
+// tasks), which the workload would not honour.
+func noZeroDefaults(offs offsets, kvs []keyValue) error {
+	for _, kv := range kvs {
+		if kv.v == 0 && offs.has(kv.key) {
+			return errAt(offs[kv.key], "%s 0 would be read as the default: leave it out for the default, or give a positive value", kv.key)
+		}
+	}
+	return nil
 }
 
 // parseTasksWorkload decodes a "tasks" workload: channels and tasks with
@@ -602,38 +698,47 @@ func parseTasksWorkload(raw json.RawMessage) (Workload, error) {
 		} `json:"channels"`
 		Tasks []struct {
 			Name      string `json:"name"`
-			Instances int    `json:"instances"`
+			Instances *int   `json:"instances"` // nil: one
 			jsonTaskOpts
 			Program []json.RawMessage `json:"program"`
 		} `json:"tasks"`
 	}
-	if err := strictDecode(raw, &j); err != nil {
+	offs, err := strictDecode(raw, &j)
+	if err != nil {
 		return nil, err
 	}
 	chans := map[string]*Channel{}
-	for _, c := range j.Channels {
+	for i, c := range j.Channels {
+		at := fmt.Sprintf("channels[%d]", i)
 		if _, dup := chans[c.Name]; dup {
-			return nil, fmt.Errorf("channel %q declared twice", c.Name)
+			return nil, errAt(offs[at], "channel %q declared twice", c.Name)
 		}
 		ch := NewChannel(c.Name, c.Capacity, c.Sync)
 		if err := ch.validate(); err != nil {
-			return nil, err
+			return nil, offs.place(at, err)
 		}
 		chans[c.Name] = ch
 	}
 	var specs []TaskSpec
-	for _, t := range j.Tasks {
+	for i, t := range j.Tasks {
+		at := fmt.Sprintf("tasks[%d]", i)
 		opt, err := t.options()
 		if err != nil {
-			return nil, fmt.Errorf("task %q: %w", t.Name, err)
+			return nil, offs.place(at+".policy", fmt.Errorf("task %q: %w", t.Name, err))
 		}
-		prog, err := parsePhases(t.Program, chans)
+		prog, err := parsePhases(t.Program, chans, offs, at+".program")
 		if err != nil {
 			return nil, fmt.Errorf("task %q: %w", t.Name, err)
 		}
-		n := orDefault(t.Instances, 1)
+		if t.Instances != nil && *t.Instances == 0 {
+			return nil, errAt(offs[at+".instances"], "task %q: instances 0 (leave it out for one)", t.Name)
+		}
+		n := 1
+		if t.Instances != nil {
+			n = *t.Instances
+		}
 		if err := checkCount("instances", n, maxTasks); err != nil {
-			return nil, fmt.Errorf("task %q: %w", t.Name, err)
+			return nil, offs.place(at+".instances", fmt.Errorf("task %q: %w", t.Name, err))
 		}
 		for i := range n {
 			name := t.Name
@@ -646,13 +751,18 @@ func parseTasksWorkload(raw json.RawMessage) (Workload, error) {
 	return Custom(orDefault(j.Name, "tasks"), specs...), nil
 }
 
-// parsePhases decodes a program.
-func parsePhases(raws []json.RawMessage, chans map[string]*Channel) ([]Phase, error) {
+// parsePhases decodes a program, the array at path ("tasks[0].program",
+// "body", "forever") of a text whose offsets are offs.
+func parsePhases(raws []json.RawMessage, chans map[string]*Channel, offs offsets, path string) ([]Phase, error) {
 	var out []Phase
+	what := "phase"
+	if !strings.Contains(path, ".") {
+		what = path + " phase" // in a loop's body or forever
+	}
 	for i, raw := range raws {
 		p, err := parsePhase(raw, chans)
 		if err != nil {
-			return nil, fmt.Errorf("phase %d: %w", i, err)
+			return nil, shift(offs[fmt.Sprintf("%s[%d]", path, i)], fmt.Errorf("%s %d: %w", what, i, err))
 		}
 		out = append(out, p)
 	}
@@ -685,7 +795,8 @@ func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 		Body       []json.RawMessage `json:"body"`
 		Forever    []json.RawMessage `json:"forever"`
 	}
-	if err := strictDecode(raw, &j); err != nil {
+	offs, err := strictDecode(raw, &j)
+	if err != nil {
 		return Phase{}, err
 	}
 	var out []Phase
@@ -711,7 +822,7 @@ func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 		default:
 			var d JSONDuration
 			if err := d.UnmarshalJSON(j.Spin); err != nil {
-				return Phase{}, fmt.Errorf("spin: %w", err)
+				return Phase{}, errAt(offs["spin"], "spin: %w", err)
 			}
 			add(SpinFor(time.Duration(d)))
 		}
@@ -738,15 +849,15 @@ func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 	if j.Send != nil {
 		c, err := ch(*j.Send)
 		if err != nil {
-			return Phase{}, err
+			return Phase{}, offs.place("send", err)
 		}
 		if j.ReplyTo != "" {
 			r, err := ch(j.ReplyTo)
 			if err != nil {
-				return Phase{}, err
+				return Phase{}, offs.place("reply_to", err)
 			}
 			if n != 1 {
-				return Phase{}, errors.New("send with reply_to sends one message")
+				return Phase{}, offs.place("n", errors.New("send with reply_to sends one message"))
 			}
 			add(SendRequest(c, r))
 		} else {
@@ -756,7 +867,7 @@ func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 	if j.Recv != nil {
 		c, err := ch(*j.Recv)
 		if err != nil {
-			return Phase{}, err
+			return Phase{}, offs.place("recv", err)
 		}
 		add(Recv(c, n))
 	}
@@ -779,7 +890,7 @@ func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 		add(Exit())
 	}
 	if j.Loop != nil || j.LoopFor != nil {
-		body, err := parsePhases(j.Body, chans)
+		body, err := parsePhases(j.Body, chans, offs, "body")
 		if err != nil {
 			return Phase{}, err
 		}
@@ -795,7 +906,7 @@ func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 		return Phase{}, errors.New("body without loop or loop_for")
 	}
 	if j.Forever != nil {
-		body, err := parsePhases(j.Forever, chans)
+		body, err := parsePhases(j.Forever, chans, offs, "forever")
 		if err != nil {
 			return Phase{}, err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -333,5 +334,101 @@ func TestReportFormats(t *testing.T) {
 	}
 	if os.Getenv("SIM_WRITE_TRACE") != "" { // keep the trace to open it in ui.perfetto.dev
 		os.WriteFile(os.Getenv("SIM_WRITE_TRACE"), tr.Bytes(), 0o644)
+	}
+}
+
+// Every configuration error names the key or value it concerns by line
+// and column (1-based, in bytes), and keys match exactly: encoding/json
+// alone would let "Seed" override "seed", read a short array as zeros and
+// run "cpus": 0 on one CPU.
+func TestConfigErrorPositions(t *testing.T) {
+	const stress = `"workloads": [{"kind": "stress"}]`
+	for _, tc := range []struct{ name, json, want string }{
+		{"key of the wrong case", `{"seed": 1, "Seed": 2, "duration": "1s", ` + stress + `}`,
+			`config:1:13: unknown field "Seed" (keys are case-sensitive: did you mean "seed"?)`},
+		{"nested key of the wrong case", `{"duration": "1s", "machine": {"Packages": 2}, ` + stress + `}`,
+			`config:1:32: unknown field "Packages" (keys are case-sensitive: did you mean "packages"?)`},
+		{"workload key of the wrong case", `{"duration": "1s", "workloads": [{"Kind": "stress"}]}`,
+			`config:1:34: workload 0: missing "kind"`},
+		{"phase key of the wrong case", `{"duration": "1s", "workloads": [{"kind": "tasks", "tasks": [{"name": "a", "program": [{"RUN": "1ms"}]}]}]}`,
+			`config:1:89: workload 0: task "a": phase 0: unknown field "RUN" (keys are case-sensitive: did you mean "run"?)`},
+		{"key given twice", `{"seed": 1, "seed": 2, "duration": "1s", ` + stress + `}`, `config:1:13: "seed" given twice`},
+		{"cpus 0", `{"duration": "1s", "cpus": 0, ` + stress + `}`, "config:1:28: cpus 0 outside 1..8192 (leave it out for one CPU)"},
+		{"hz 0", `{"duration": "1s", "hz": 0, ` + stress + `}`, "config:1:26: hz 0 outside 1..100000 (leave it out for 1000)"},
+		{"no workloads", `{"duration": "1s", "workloads": []}`, "config:1:33: no workloads: a configuration needs at least one"},
+		{"workloads absent", `{"duration": "1s"}`, "config: no workloads: a configuration needs at least one"},
+		{"duration absent", `{` + stress + `}`, `config: no "duration": the stop time must be given`},
+		{"negative duration", `{"duration": "-1s", ` + stress + `}`, "config:1:14: duration -1s: the stop time must be positive"},
+		{"empty", " \n", "config: empty config"},
+		{"syntax error", "{\"duration\": \"1s\",\n  " + stress + ",}", "config:2:37: invalid character '}' looking for beginning of object key string"},
+		{"truncated", `{"duration": "1s", ` + stress, "config:1:53: unexpected end of the JSON text"},
+		{"trailing data", `{"duration": "1s", ` + stress + `} {}`, "config:1:55: trailing data after the JSON value"},
+		{"not an object", `[1]`, "config:1:1: the configuration: want an object, got an array"},
+		{"nice not a number", `{"duration": "1s", "workloads": [{"kind": "stress", "nice": "abc"}]}`, `config:1:61: workload 0: nice: "abc" is not a number`},
+		{"count not an integer", `{"duration": "1s", "workloads": [{"kind": "stress", "n": 1.5}]}`, "config:1:58: workload 0: n: 1.5 is not an integer"},
+		{"negative seed", `{"duration": "1s", "seed": -5, ` + stress + `}`, "config:1:28: seed: -5 outside 0..18446744073709551615"},
+		{"short core pair", `{"duration": "1s", "core_pairs": [[0]], ` + stress + `}`, "config:1:35: core_pairs: want 2 elements, got 1"},
+		{"bad duration", `{"duration": "1 second", ` + stress + `}`, `config:1:14: duration: time: unknown unit " second" in duration "1 second"`},
+		{"instances 0", `{"duration": "1s", "workloads": [{"kind": "tasks", "tasks": [{"name": "a", "instances": 0, "program": [{"run": "1ms"}]}]}]}`,
+			`config:1:89: workload 0: task "a": instances 0 (leave it out for one)`},
+		{"workload's own check", `{"duration": "1s", "workloads": [{"kind": "stress"}, {"kind": "stress", "n": -3}]}`,
+			"config:1:54: workload 1: stress tasks -3 outside 0..1048576"},
+		{"phase in a loop body", "{\"duration\": \"1s\", \"workloads\": [\n {\"kind\": \"tasks\", \"tasks\": [{\"name\": \"a\", \"program\": [{\"run\": \"1ms\"},\n  {\"loop\": 2, \"body\": [{\"recv\": \"nope\"}]}]}]}]}",
+			`config:3:33: workload 0: task "a": phase 1: body phase 0: unknown channel "nope"`},
+		{"explicit zero read as the default", `{"duration": "1s", "workloads": [{"kind": "hackbench", "loops": 5, "write_cost": 0}]}`,
+			"config:1:82: workload 0: write_cost 0 would be read as the default: leave it out for the default, or give a positive value"},
+		{"explicit zero stress count", `{"duration": "1s", "workloads": [{"kind": "stress", "n": 0}]}`,
+			"config:1:58: workload 0: n 0 would be read as the default: leave it out for the default, or give a positive value"},
+		{"features name themselves once", `{"duration": "1s", "features": "NO_X", ` + stress + `}`, `config:1:32: features: unknown feature "NO_X"; valid names`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tc.json), "testdata")
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Fatalf("error\n\t%v\nwant\n\t%s", err, tc.want)
+			}
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.File != "config" {
+				t.Errorf("%T is not a *ConfigError named config", err)
+			}
+		})
+	}
+}
+
+// LoadConfig names the file in its errors, and an explicit "cpus" of 1
+// or an absent one is fine.
+func TestLoadConfigErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	empty := write("empty.json", "")
+	if _, err := LoadConfig(empty); err == nil || err.Error() != empty+": empty config" {
+		t.Errorf("empty file: %v", err)
+	}
+	bad := write("bad.json", "{\n  \"duration\": \"1s\",\n  \"Workloads\": []\n}\n")
+	_, err := LoadConfig(bad)
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.File != bad || ce.Line != 3 || ce.Col != 3 ||
+		err.Error() != bad+`:3:3: unknown field "Workloads" (keys are case-sensitive: did you mean "workloads"?)` {
+		t.Errorf("bad.json: %v", err)
+	}
+	if _, err := LoadConfig(filepath.Join(dir, "missing.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
+	}
+	// A 0 that means what it says (no distance, no limit, no timeout) is
+	// fine.
+	if _, err := ParseConfig([]byte(`{"duration": "1s", "workloads": [{"kind": "cyclictest", "distance": 0, "duration": 0, "loops": 0},
+		{"kind": "stress", "timeout": 0}, {"kind": "yield_loop", "spin_for": 0}, {"kind": "massive_intr", "duration": 0}]}`), ""); err != nil {
+		t.Error(err)
+	}
+	for _, cpus := range []string{``, `"cpus": 1, `} {
+		cfg, err := LoadConfig(write("ok.json", `{`+cpus+`"duration": "1s", "workloads": [{"kind": "stress"}]}`))
+		if err != nil || cfg.CPUs != len(cpus)/10 {
+			t.Errorf("%q: CPUs %d, %v", cpus, cfg.CPUs, err)
+		}
 	}
 }

@@ -83,7 +83,7 @@ type ConservationReport struct {
 	// CPU with ≥ 2 runnable tasks, both without a break); LongestNs is the
 	// longest of them.
 	Stretches uint64 `json:"stretches"`
-	LongestNs uint64 `json:"longest_ns"`
+	LongestNs uint64 `json:"longest_ns"` // the longest stretch, in ns
 }
 
 // RuleCount counts the placements one rule made (smp.Rule).
@@ -108,8 +108,8 @@ type RuleCount struct {
 // listed, in that order. PlacementReport.AffineMigrated says how many of
 // the wakeup migrations were affine pulls.
 type MigrationCause struct {
-	Cause string `json:"cause"`
-	Count uint64 `json:"count"`
+	Cause string `json:"cause"` // "wakeup:RULE", "balance", "active", "exec", "other" or "fork_balance"
+	Count uint64 `json:"count"` // how many: migrations, or placements for fork_balance
 }
 
 // TaskReport is one task's measurements.
@@ -138,7 +138,7 @@ type TaskReport struct {
 	MaxDelayNs     uint64 `json:"max_delay_ns"`    // longest delay
 	// MaxDelayStartNs and MaxDelayEndNs bound the longest delay.
 	MaxDelayStartNs uint64          `json:"max_delay_start_ns"`
-	MaxDelayEndNs   uint64          `json:"max_delay_end_ns"`
+	MaxDelayEndNs   uint64          `json:"max_delay_end_ns"`  // when it started running
 	Latency         *LatencySummary `json:"latency,omitempty"` // its Latency samples, if any
 	Marks           []MarkReport    `json:"marks,omitempty"`   // its Mark counts, by label
 	Exited          bool            `json:"exited"`            // the program ended
@@ -166,8 +166,8 @@ type WorkloadReport struct {
 	// the time the last one did, and RunTimeNs = DoneNs − StartNs (a
 	// hackbench's "Time").
 	Done      bool            `json:"done"`
-	DoneNs    uint64          `json:"done_ns"`
-	RunTimeNs uint64          `json:"run_time_ns"`
+	DoneNs    uint64          `json:"done_ns"`           // when its last task exited (if Done)
+	RunTimeNs uint64          `json:"run_time_ns"`       // DoneNs − StartNs (if Done)
 	Latency   *LatencySummary `json:"latency,omitempty"` // all its tasks' samples
 	Marks     []MarkReport    `json:"marks,omitempty"`   // Mark counts summed over its tasks
 	// Samples merges the tasks' latency samples, task by task.

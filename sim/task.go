@@ -33,7 +33,7 @@ type TaskOptions struct {
 // Group is a task group of the simulated machine (a cgroup with the cpu
 // controller).
 type Group struct {
-	Name   string
+	Name   string // unique among the groups; what TaskOptions.Group names
 	Parent string // "" or "/": the root group
 	Weight uint64 // cpu.weight 1..10000; 0: the default 100
 	Nice   *int   // cpu.weight.nice instead of Weight

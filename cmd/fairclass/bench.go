@@ -25,7 +25,7 @@ Flags:
   --sizes LIST    entity counts, comma separated (default 16,256,4096,65536)
 `
 
-func benchCmd(args []string, stdout, stderr io.Writer) int {
+func benchCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	sizes := fs.String("sizes", "16,256,4096,65536", "")
 	if _, code, done := parseArgs(fs, args, 0, "", benchHelp, stdout, stderr); done {

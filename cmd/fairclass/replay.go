@@ -55,7 +55,8 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	table := fs.Bool("table", false, "")
 	backend := fs.String("backend", "btree", "")
 	feat := fs.String("features", "", "")
-	trace := fs.String("trace", "", "")
+	traceOut := &output{flag: "--trace"}
+	fs.StringVar(&traceOut.path, "trace", "", "")
 	kernel := fs.String("kernel", "v7.3", "")
 	var peltFlag peltMode
 	fs.Var(&peltFlag, "pelt", "")
@@ -81,6 +82,13 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 2
 	}
 
+	outs := []*output{traceOut}
+	if err := openOutputs(outs, func(f string) bool { return given(fs, f[2:]) }, files[0]); err != nil {
+		fmt.Fprintf(stderr, "fairclass replay: %v\n", err)
+		return 1
+	}
+	defer discard(outs) // a no-op once the trace is written
+
 	var in io.Reader = stdin
 	name := files[0]
 	if name == "-" {
@@ -102,7 +110,7 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *feat != "" {
 		s, err := sc.Features.Apply(*feat)
 		if err != nil {
-			fmt.Fprintf(stderr, "fairclass replay: --features: %v\n", err)
+			fmt.Fprintf(stderr, "fairclass replay: --features: %s\n", reason(err, "features"))
 			return 2
 		}
 		opt.Features = &s
@@ -120,13 +128,12 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	var trw *scenario.TraceWriter
 	var last uint64
-	if *trace != "" {
-		f, err := os.Create(*trace)
+	if traceOut.f != nil {
+		f, err := traceOut.writer()
 		if err != nil {
 			fmt.Fprintf(stderr, "fairclass replay: %v\n", err)
 			return 1
 		}
-		defer f.Close()
 		trw = scenario.NewTraceWriter(f, sc)
 		out := emit
 		emit = func(res *scenario.Result) error {
@@ -144,7 +151,12 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	if trw != nil {
+		// What was replayed is kept, as it is printed, even if the replay
+		// stopped with an error.
 		if cerr := trw.Close(last); err == nil {
+			err = cerr
+		}
+		if cerr := traceOut.close(); err == nil {
 			err = cerr
 		}
 	}

@@ -2,11 +2,13 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
-	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,81 +33,124 @@ kernel's (package smp).
 Flags:
   --json FILE     also write the whole report as JSON
   --csv FILE      also write every metric as CSV
-  --trace FILE    also write a Chrome/Perfetto trace (needs "trace": true):
-                  a track per CPU, migration arrows between them
-  --seed N        override the configuration's seed
-  --quiet         no progress bar
+  --trace FILE    also write a Chrome/Perfetto trace (turns "trace" on): a
+                  track per CPU, migration arrows between them
+  --seed N        override the configuration's seed, 0..18446744073709551615
+  --quiet         no progress bar (there is none unless standard error is
+                  a terminal)
+
+The configuration, the simulation it describes and the output files are
+checked before the simulation runs: a file that cannot be written is an
+error at once. Configuration errors are FILE:LINE:COL: reason.
 `
 
-func simCmd(args []string, stdout, stderr io.Writer) int {
+func simCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	jsonOut := fs.String("json", "", "")
-	csvOut := fs.String("csv", "", "")
-	traceOut := fs.String("trace", "", "")
-	seed := fs.Int64("seed", -1, "")
+	jsonOut := &output{flag: "--json"}
+	csvOut := &output{flag: "--csv"}
+	traceOut := &output{flag: "--trace"}
+	fs.StringVar(&jsonOut.path, "json", "", "")
+	fs.StringVar(&csvOut.path, "csv", "", "")
+	fs.StringVar(&traceOut.path, "trace", "", "")
+	seed := fs.String("seed", "", "")
 	quiet := fs.Bool("quiet", false, "")
 	files, code, done := parseArgs(fs, args, 1, "configuration file", simHelp, stdout, stderr)
 	if done {
 		return code
 	}
+	fail := func(code int, format string, args ...any) int {
+		fmt.Fprintf(stderr, "fairclass sim: "+format+"\n", args...)
+		return code
+	}
+	var seedValue uint64
+	if given(fs, "seed") {
+		v, err := strconv.ParseUint(*seed, 10, 64)
+		if err != nil {
+			return fail(2, "--seed %s: want an integer 0..%d", *seed, uint64(math.MaxUint64))
+		}
+		seedValue = v
+	}
+
+	// Everything is checked before the simulation runs: the
+	// configuration, the simulation it describes (sim.New), then the
+	// output files, which are opened.
 	cfg, err := sim.LoadConfig(files[0])
-	if err != nil {
-		fmt.Fprintf(stderr, "fairclass sim: %v\n", err)
+	var ce *sim.ConfigError
+	if errors.As(err, &ce) {
+		fmt.Fprintln(stderr, err) // FILE:LINE:COL: reason, as replay prints a scenario's errors
 		return 1
 	}
-	if *seed >= 0 {
-		cfg.Seed = uint64(*seed)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if given(fs, "seed") {
+		cfg.Seed = seedValue
+	}
+	if traceOut.path != "" {
+		cfg.Trace = true // recording the schedule changes none of it
 	}
 	if !*quiet {
-		start := time.Now()
-		cfg.Progress = func(frac float64) {
-			if time.Since(start) > time.Second {
-				n := int(frac * 30)
-				fmt.Fprintf(stderr, "\rsimulating [%s%s] %3d%%", strings.Repeat("=", n), strings.Repeat(" ", 30-n), int(frac*100))
-				if frac >= 1 {
-					fmt.Fprint(stderr, "\r"+strings.Repeat(" ", 50)+"\r")
-				}
-			}
-		}
+		cfg.Progress = progressBar(stderr)
 	}
-	r, err := sim.Simulate(cfg)
+	s, err := sim.New(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "fairclass sim: %s: %v\n", filepath.Base(files[0]), err)
-		return 1
+		return fail(1, "%s: %s", files[0], reason(err, "sim"))
+	}
+	outs := []*output{jsonOut, csvOut, traceOut}
+	if err := openOutputs(outs, func(f string) bool { return given(fs, f[2:]) }, files[0]); err != nil {
+		return fail(1, "%v", err)
+	}
+	r, err := s.Run()
+	if err != nil {
+		discard(outs)
+		return fail(1, "%s: %s", files[0], reason(err, "sim"))
 	}
 	w := bufio.NewWriter(stdout)
 	if err := r.WriteText(w); err != nil {
-		fmt.Fprintf(stderr, "fairclass sim: %v\n", err)
-		return 1
+		discard(outs)
+		return fail(1, "%v", err)
 	}
 	w.Flush()
 	for _, out := range []struct {
-		path  string
+		o     *output
 		write func(io.Writer) error
-	}{{*jsonOut, r.WriteJSON}, {*csvOut, r.WriteCSV}, {*traceOut, r.WriteTrace}} {
-		if out.path == "" {
+	}{{jsonOut, r.WriteJSON}, {csvOut, r.WriteCSV}, {traceOut, r.WriteTrace}} {
+		if out.o.f == nil {
 			continue
 		}
-		if err := writeFile(out.path, out.write); err != nil {
-			fmt.Fprintf(stderr, "fairclass sim: %v\n", err)
-			return 1
+		if err := out.o.write(out.write); err != nil {
+			discard(outs)
+			return fail(1, "%v", err)
 		}
 	}
 	return 0
 }
 
-func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
+// progressBar returns the simulation's progress callback: a bar redrawn
+// in place with \r once a run has taken a second, when w is a terminal;
+// nil (no progress at all) when it is not, as in a pipe or a log file.
+func progressBar(w io.Writer) func(frac float64) {
+	if !isTerminal(w) {
+		return nil
 	}
-	w := bufio.NewWriter(f)
-	err = write(w)
-	if ferr := w.Flush(); err == nil {
-		err = ferr
+	start := time.Now()
+	return func(frac float64) {
+		if time.Since(start) > time.Second {
+			n := int(frac * 30)
+			fmt.Fprintf(w, "\rsimulating [%s%s] %3d%%", strings.Repeat("=", n), strings.Repeat(" ", 30-n), int(frac*100))
+			if frac >= 1 {
+				fmt.Fprint(w, "\r"+strings.Repeat(" ", 50)+"\r")
+			}
+		}
 	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
 	}
-	return err
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

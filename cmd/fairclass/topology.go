@@ -35,7 +35,7 @@ Flags:
   --cpu N           only CPU N (default: every CPU)
 `
 
-func topologyCmd(args []string, stdout, stderr io.Writer) int {
+func topologyCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("topology", flag.ContinueOnError)
 	var m topology.Machine
 	fs.IntVar(&m.Packages, "packages", 1, "")
@@ -49,7 +49,7 @@ func topologyCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	usageErr := func(err error) int {
-		fmt.Fprintf(stderr, "fairclass topology: %v\n\n%s", err, topologyHelp)
+		fmt.Fprintf(stderr, "fairclass topology: %s\n", reason(err, "topology"))
 		return 2
 	}
 	var err error
@@ -64,7 +64,7 @@ func topologyCmd(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageErr(err)
 	}
-	if *cpu < -1 || *cpu >= t.NumCPUs() {
+	if (given(fs, "cpu") && *cpu < 0) || *cpu >= t.NumCPUs() {
 		return usageErr(fmt.Errorf("--cpu %d: the machine has CPUs 0-%d", *cpu, t.NumCPUs()-1))
 	}
 	if *cpu >= 0 {
