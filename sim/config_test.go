@@ -164,7 +164,7 @@ func TestConfigMachine(t *testing.T) {
 	}
 }
 
-// testdata/machine.json, README's example of a machine: two sockets of
+// testdata/machine.json, the example of a machine in docs/smp.md: two sockets of
 // four SMT cores, cyclictest among hackbench and hogs.
 func TestMachineExample(t *testing.T) {
 	cfg, err := LoadConfig(filepath.Join("testdata", "machine.json"))

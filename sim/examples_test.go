@@ -20,7 +20,7 @@ func TestExampleConfigsRun(t *testing.T) {
 				t.Fatal(err)
 			}
 			if cfg.Duration != 10*time.Second {
-				t.Errorf("duration %v; README's figures are for 10 s", cfg.Duration)
+				t.Errorf("duration %v; docs/benchmarks.md's figures are for 10 s", cfg.Duration)
 			}
 			cfg.Duration = 20 * time.Millisecond
 			r, err := Simulate(cfg)
