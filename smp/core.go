@@ -64,14 +64,31 @@ func (s *System) own(t *Task) error {
 // ownErr is own's error for t, which is not a task of s.
 func (s *System) ownErr(t *Task) error {
 	if t == nil {
-		return fmt.Errorf("%w: nil task", ErrTaskState)
+		return ErrNilTask
 	}
 	return fmt.Errorf("%w: %s", ErrForeignTask, t)
 }
 
+// stateErr is the error for an operation on t that needs t started and
+// alive.
+func stateErr(t *Task) error {
+	switch t.state {
+	case taskNew:
+		return fmt.Errorf("%w: %s (WakeUpNew starts it)", ErrNotStarted, t)
+	case taskDead:
+		return fmt.Errorf("%w: %s", ErrExited, t)
+	}
+	return fmt.Errorf("%w: %s is %v", ErrTaskState, t, t.state)
+}
+
+// badCPU is the error for an id that is not a CPU of s.
+func (s *System) badCPU(cpu int) error {
+	return fmt.Errorf("%w: %d (the machine has CPUs 0-%d)", ErrBadCPU, cpu, len(s.cpus)-1)
+}
+
 // current returns the waking context of cpu: the CPU and what runs there.
 func (s *System) current(cpu int) waking {
-	return waking{cpu: cpu, curr: taskOf(s.cpus[cpu].rq.Curr())}
+	return waking{cpu: cpu, curr: s.ownTask(s.cpus[cpu].rq.Curr())}
 }
 
 // WakeUpNew is wake_up_new_task for a task made with NewTask: on the CPU
@@ -80,10 +97,27 @@ func (s *System) current(cpu int) waking {
 // the highest domain with SD_BALANCE_FORK), the task is set there without
 // the migration hook, enqueued as new (which gives it its first PELT
 // signals and attaches them) and checked against the running task. It
-// returns the CPU, or −1 for a task that is not new.
+// returns the CPU, or −1, changing nothing, for a task that is not new (nil,
+// of another System, started already or exited); Checked().WakeUpNew says
+// which.
 func (s *System) WakeUpNew(t *Task) int {
-	if s.own(t) != nil || t.state != taskNew {
+	cpu, err := s.wakeUpNew(t)
+	if err != nil {
 		return -1
+	}
+	return cpu
+}
+
+// wakeUpNew is WakeUpNew with its error.
+func (s *System) wakeUpNew(t *Task) (int, error) {
+	if err := s.own(t); err != nil {
+		return -1, err
+	}
+	if t.state != taskNew {
+		if t.state == taskDead {
+			return -1, stateErr(t)
+		}
+		return -1, fmt.Errorf("%w: %s was started already (it is %v)", ErrTaskState, t, t.state)
 	}
 	parent := t.cpu
 	t.recent = parent
@@ -93,7 +127,7 @@ func (s *System) WakeUpNew(t *Task) int {
 	rq := s.rq(cpu)
 	before := rq.NrRunning()
 	if err := rq.Enqueue(t.se, eevdf.EnqueueInitial); err != nil {
-		return -1 // a fresh entity enqueues
+		return -1, err // a fresh entity enqueues
 	}
 	s.addNrRunning(cpu, before)
 	t.state = taskRunnable
@@ -105,7 +139,7 @@ func (s *System) WakeUpNew(t *Task) int {
 	if cpu != parent {
 		s.stats.ForkBalance++
 	}
-	return cpu
+	return cpu, nil
 }
 
 // TryToWakeUp is try_to_wake_up of a sleeping task by waker (nil: a timer
@@ -119,17 +153,32 @@ func (s *System) WakeUpNew(t *Task) int {
 // (select_task_rq_fair), the task migrates if it changes CPU (its load left
 // behind as removed load, its lag kept for the placement there), is
 // enqueued with ENQUEUE_WAKEUP (and ENQUEUE_MIGRATED) and checked with the
-// wakeup's flags. It returns the task's CPU, or −1 for a task that was
-// never started or has exited. Waking a runnable task does nothing.
+// wakeup's flags. It returns the task's CPU. Waking a runnable task does
+// nothing and returns its CPU. For a task that cannot be woken — nil, of
+// another System (or woken by a waker of another System), never started,
+// exited — it changes nothing and returns −1; Checked().TryToWakeUp says
+// which.
 func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
-	if s.own(t) != nil || (waker != nil && s.own(waker) != nil) {
+	cpu, err := s.tryToWakeUp(t, waker, wf)
+	if err != nil {
 		return -1
+	}
+	return cpu
+}
+
+// tryToWakeUp is TryToWakeUp with its error.
+func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
+	if err := s.own(t); err != nil {
+		return -1, err
+	}
+	if waker != nil && waker.sys != s {
+		return -1, fmt.Errorf("%w: waker %s", ErrForeignTask, waker)
 	}
 	switch t.state {
 	case taskRunnable:
-		return t.cpu
+		return t.cpu, nil
 	case taskNew, taskDead:
-		return -1
+		return -1, stateErr(t)
 	}
 	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
 	t.state = taskRunnable
@@ -143,7 +192,7 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 		}
 		s.stats.Placed[RuleInPlace]++
 		t.placed = RuleInPlace
-		return t.cpu
+		return t.cpu, nil
 	}
 	var w waking
 	if waker != nil {
@@ -173,7 +222,7 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 	s.addNrRunning(cpu, before)
 	rq.WakeupPreempt(t.se, wf)
 	s.markResched(cpu)
-	return cpu
+	return cpu, nil
 }
 
 // Block puts cpu's running task to sleep (dequeue with DEQUEUE_SLEEP, which
@@ -225,17 +274,18 @@ func (s *System) Exit(cpu int) error {
 // running returns cpu's running task.
 func (s *System) running(cpu int) (*Task, error) {
 	if uint(cpu) < uint(len(s.cpus)) {
-		if t := taskOf(s.rq(cpu).Curr()); t != nil {
+		if t := s.ownTask(s.rq(cpu).Curr()); t != nil {
 			return t, nil
 		}
 	}
 	return nil, s.cpuErr(cpu)
 }
 
-// cpuErr is running's error for cpu: not a CPU, or idle.
+// cpuErr is running's error for cpu: not a CPU, or idle (or running an
+// entity that is no task of the System).
 func (s *System) cpuErr(cpu int) error {
 	if uint(cpu) >= uint(len(s.cpus)) {
-		return fmt.Errorf("%w: %d", ErrBadCPU, cpu)
+		return s.badCPU(cpu)
 	}
 	return fmt.Errorf("%w: CPU %d", ErrIdle, cpu)
 }
@@ -245,11 +295,17 @@ func (s *System) cpuErr(cpu int) error {
 // pick again if it pulled; then put_prev/set_next if the pick changed. A
 // switch to the idle task records it for has_idle_cores and, in mode B,
 // stops the CPU's tick; a switch from it samples avg_idle. It returns the
-// task that runs now (nil: idle; also for a bad id).
+// task that runs now (nil: idle). For an id that is not a CPU it does
+// nothing and returns nil; Checked().Schedule reports it.
 func (s *System) Schedule(cpu int) *Task {
-	if cpu < 0 || cpu >= len(s.cpus) {
+	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil
 	}
+	return s.scheduleCPU(cpu)
+}
+
+// scheduleCPU is Schedule on a valid CPU id.
+func (s *System) scheduleCPU(cpu int) *Task {
 	c := &s.cpus[cpu]
 	prevIdle := c.rq.Curr() == nil && !c.stopped
 	c.stopped = false
@@ -278,7 +334,7 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	if next == nil {
 		s.idleEntry(cpu)
 	}
-	return taskOf(next)
+	return s.ownTask(next)
 }
 
 // Exec is sched_exec for cpu's running task: its CPU selected with WF_EXEC
@@ -286,22 +342,29 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 // SD_BALANCE_EXEC, on the task's synced signals); if that is another CPU,
 // the CPU stopper preempts the task and moves it there (move_queued_task:
 // lag and relative deadline kept, PELT detached and attached), and cpu
-// schedules. It returns the task's CPU, or −1 on an idle CPU.
+// schedules. It returns the task's CPU, or −1, changing nothing, on an idle
+// CPU or an id that is not a CPU; Checked().Exec says which.
 func (s *System) Exec(cpu int) int {
+	dest, _ := s.exec(cpu)
+	return dest
+}
+
+// exec is Exec with its error.
+func (s *System) exec(cpu int) (int, error) {
 	t, err := s.running(cpu)
 	if err != nil {
-		return -1
+		return -1, err
 	}
 	s.stats.Execs++
 	dest, _ := s.selectTaskRqFair(t, cpu, eevdf.WFExec, s.current(cpu))
 	if dest == cpu {
-		return cpu
+		return cpu, nil
 	}
 	s.rq(cpu).PutPrev() // the stopper preempts the task: it is queued, not running
 	s.moveQueuedTask(t, dest)
 	s.stats.ExecBalance++
 	s.schedule(cpu, false)
-	return dest
+	return dest, nil
 }
 
 // Tick is sched_tick on cpu: task_tick_fair on the running task (charge,
@@ -310,9 +373,17 @@ func (s *System) Exec(cpu int) int {
 // decision to kick an idle load balancer (which RunPending then runs). The
 // caller reschedules the CPU if its runqueue asks for it
 // (RQ(cpu).NeedResched()). In mode B an idle CPU whose tick is stopped
-// (TickStopped) does not tick: Tick does nothing there.
+// (TickStopped) does not tick: Tick does nothing there. For an id that is
+// not a CPU it does nothing; Checked().Tick reports it.
 func (s *System) Tick(cpu int) {
-	if cpu < 0 || cpu >= len(s.cpus) || s.TickStopped(cpu) {
+	if uint(cpu) < uint(len(s.cpus)) {
+		s.tick(cpu)
+	}
+}
+
+// tick is Tick on a valid CPU id.
+func (s *System) tick(cpu int) {
+	if s.TickStopped(cpu) {
 		return
 	}
 	rq := s.rq(cpu)
