@@ -178,7 +178,7 @@ func WithRunqueueOptions(opts ...eevdf.Option) Option {
 // Systems are.
 //
 // Bad input never panics. The entry points that return an error (SetClock,
-// NewTask, Block, Exit, Conservation) report it, wrapping one of the
+// NewTask, Block, Exit, Advance, Conservation) report it, wrapping one of the
 // package's Err sentinels. Tick, Schedule, Exec, WakeUpNew and
 // TryToWakeUp keep the kernel's shape, with no error result: on bad input
 // they change nothing and return their documented neutral value (nothing,
@@ -196,9 +196,10 @@ type System struct {
 	tickNsec uint64
 	hz       uint64 // jiffies per second
 
-	now     uint64 // the simulated time: every rq's clock, lazily set
-	epoch   uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
-	jiffies uint64 // ⌊now / TICK_NSEC⌋
+	now      uint64 // the simulated time: every rq's clock, lazily set
+	nextTick uint64 // the first tick instant Advance has not run, in jiffies
+	epoch    uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
+	jiffies  uint64 // ⌊now / TICK_NSEC⌋
 
 	cpus   []cpuState
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
@@ -396,6 +397,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	}
 	s.nohzState.nextBalance = s.jiffies
 	s.nohzState.nextBlocked = s.jiffies
+	s.nextTick = s.jiffies + 1
 	return s, nil
 }
 
