@@ -2,6 +2,7 @@ package smp
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/schedmodel/fairclass/eevdf"
 )
@@ -17,9 +18,10 @@ type Stats struct {
 	Execs   uint64 // Exec calls
 
 	// Placed counts the wakeups and forks by the rule that chose the CPU;
-	// Migrated the wakeups among them that changed the task's CPU.
-	Placed   [NumRules]uint64
-	Migrated [NumRules]uint64
+	// Migrated the wakeups among them that changed the task's CPU. Both
+	// are indexed by Rule and print with the rules' names.
+	Placed   RuleCounts
+	Migrated RuleCounts
 
 	ForkBalance uint64 // forks placed on another CPU than the parent's
 	ExecBalance uint64 // execs that moved the task
@@ -48,6 +50,122 @@ type Stats struct {
 
 // NumRules is the number of placement rules (Rule values).
 const NumRules = int(numRules)
+
+// RuleCounts counts events by the placement Rule that decided them:
+// c[RuleTarget] is the count of RuleTarget.
+type RuleCounts [NumRules]uint64
+
+// String lists the non-zero counts in Rule order with the rules' names,
+// as "[slow_path:4 target:1]"; "[]" when every count is zero.
+func (c RuleCounts) String() string {
+	b := []byte{'['}
+	for r, n := range c {
+		if n == 0 {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ' ')
+		}
+		b = append(b, Rule(r).String()...)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, n, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// Total returns the sum of the counts.
+func (c RuleCounts) Total() uint64 {
+	var sum uint64
+	for _, n := range c {
+		sum += n
+	}
+	return sum
+}
+
+// levelNames and idleNames name the entries of Stats' per-level and
+// per-CPU-state arrays.
+var (
+	levelNames = [3]string{"SMT", "MC", "PKG"}
+	idleNames  = [3]string{"busy", "idle", "newly_idle"}
+)
+
+// appendNamed appends counts as "[name:n …]", the non-zero ones only.
+func appendNamed(b []byte, names *[3]string, counts *[3]uint64) []byte {
+	b = append(b, '[')
+	first := true
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ' ')
+		}
+		first = false
+		b = append(b, names[i]...)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, n, 10)
+	}
+	return append(b, ']')
+}
+
+// String formats the counters for people, one group to a line, every
+// array with the names of its entries (rules, balancing CPU states,
+// topology levels) and only its non-zero entries:
+//
+//	forks 4 wakeups 6 execs 0 migrations 4
+//	placed [slow_path:4 target:3 prev:3] migrated [target:1]
+//	fork_balance 3 exec_balance 0 wake_wide 0 affine_this 1 affine_prev 2 migrated_affine 1
+//	balance_calls [idle:40 newly_idle:2] balance_moves 1
+//	newidle_pulls [MC:1] newidle_skips 0 periodic_pulls []
+//	active_kicks 0 active_moves 0 ilb_kicks 0
+//
+// The format is for reading; programs read the fields.
+func (st Stats) String() string {
+	u := func(b []byte, name string, n uint64) []byte {
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, ' ')
+		}
+		b = append(b, name...)
+		b = append(b, ' ')
+		return strconv.AppendUint(b, n, 10)
+	}
+	named := func(b []byte, name string, names *[3]string, counts *[3]uint64) []byte {
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, ' ')
+		}
+		b = append(b, name...)
+		b = append(b, ' ')
+		return appendNamed(b, names, counts)
+	}
+	var b []byte
+	b = u(b, "forks", st.Forks)
+	b = u(b, "wakeups", st.Wakeups)
+	b = u(b, "execs", st.Execs)
+	b = u(b, "migrations", st.Migrations)
+	b = append(b, "\nplaced "...)
+	b = append(b, st.Placed.String()...)
+	b = append(b, " migrated "...)
+	b = append(b, st.Migrated.String()...)
+	b = append(b, '\n')
+	b = u(b, "fork_balance", st.ForkBalance)
+	b = u(b, "exec_balance", st.ExecBalance)
+	b = u(b, "wake_wide", st.WakeWide)
+	b = u(b, "affine_this", st.AffineThis)
+	b = u(b, "affine_prev", st.AffinePrev)
+	b = u(b, "migrated_affine", st.MigratedAffine)
+	b = append(b, '\n')
+	b = named(b, "balance_calls", &idleNames, &st.BalanceCalls)
+	b = u(b, "balance_moves", st.BalanceMoves)
+	b = append(b, '\n')
+	b = named(b, "newidle_pulls", &levelNames, &st.NewidlePulls)
+	b = u(b, "newidle_skips", st.NewidleSkips)
+	b = named(b, "periodic_pulls", &levelNames, &st.PeriodicPulls)
+	b = append(b, '\n')
+	b = u(b, "active_kicks", st.ActiveKicks)
+	b = u(b, "active_moves", st.ActiveMoves)
+	b = u(b, "ilb_kicks", st.ILBKicks)
+	return string(b)
+}
 
 // Stats returns the System's counters.
 func (s *System) Stats() Stats { return s.stats }
