@@ -33,7 +33,8 @@ package smp
 // Advance (a SetClock past it) is not run. The task-initiated operations
 // (WakeUpNew, TryToWakeUp, Block, Exit, Exec) are the caller's, made
 // between two calls at the clock of the first; Advance runs the
-// reschedules they asked for before time moves on.
+// reschedules they asked for before time moves on, and Advance(Clock())
+// runs them at once, as a simulator does after each (§7.3 step 6).
 //
 // Advance fails, changing nothing, with an error wrapping
 // eevdf.ErrClockBackwards if now is before Clock(). Its cost is linear in
