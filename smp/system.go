@@ -12,7 +12,7 @@ import (
 
 // Errors wrapped by the System's errors.
 var (
-	// ErrBadOption: an invalid option to New.
+	// ErrBadOption: an invalid option to New (or a nil option to NewTask).
 	ErrBadOption = errors.New("smp: bad option")
 	// ErrBadCPU: a CPU id that is not a CPU of the machine.
 	ErrBadCPU = errors.New("smp: no such CPU")
@@ -164,9 +164,15 @@ func WithTickNsec(ns uint64) Option {
 // WithRunqueueOptions passes options to every CPU's eevdf.NewCfsRq, after
 // the System's own (PELT on, the scaled base slice, the features and the
 // tick): a timeline backend, a hierarchy of task groups (each runqueue
-// becomes the next CPU of it), an arithmetic or kernel preset.
+// becomes the next CPU of it), an arithmetic or kernel preset. A nil
+// option is refused.
 func WithRunqueueOptions(opts ...eevdf.Option) Option {
 	return func(c *config) error {
+		for i, o := range opts {
+			if o == nil {
+				return fmt.Errorf("%w: runqueue option %d is nil", ErrBadOption, i)
+			}
+		}
 		c.rqOpts = append(c.rqOpts, opts...)
 		return nil
 	}
@@ -292,13 +298,18 @@ type llcState struct {
 
 // New builds the System of machine t: every CPU idle, runqueues with PELT
 // signals (on a machine of more than one CPU) and the base slice the kernel
-// uses on t (topology.BaseSlice), in the start state of the preset.
+// uses on t (topology.BaseSlice), in the start state of the preset. A nil
+// t, a nil option or an option's bad value is an error wrapping
+// ErrBadOption.
 func New(t *topology.Topology, opts ...Option) (*System, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil topology", ErrBadOption)
 	}
 	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec, cost: DefaultNewidleCost}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: option %d is nil", ErrBadOption, i)
+		}
 		if err := o(&c); err != nil {
 			return nil, err
 		}

@@ -85,9 +85,13 @@ func WithCPU(cpu int) TaskOption {
 // WithParent makes the task a child of p: it is made on p's CPU and
 // inherits p's waker statistics (last_wakee, wakee_flips and their decay
 // stamp; fork copies the task struct and does not reset them) and p's
-// allowed CPUs unless WithAllowed says otherwise.
+// allowed CPUs unless WithAllowed says otherwise. p must be a task of the
+// same System (ErrForeignTask), not nil (ErrNilTask).
 func WithParent(p *Task) TaskOption {
 	return func(c *taskConfig) error {
+		if p == nil {
+			return fmt.Errorf("%w: WithParent(nil)", ErrNilTask)
+		}
 		c.parent = p
 		return nil
 	}
@@ -107,7 +111,10 @@ func WithAllowed(cpus ...int) TaskOption {
 // NewTask makes se a task of the System, not yet started: WakeUpNew
 // places and enqueues it. The System takes se's data slot (SetData) to
 // find the task of an entity; use the Task's SetData instead. se must be
-// fresh: never enqueued anywhere.
+// fresh: never enqueued anywhere, no task yet (ErrTaskState); nil is
+// eevdf.ErrNilEntity. A nil option, a CPU that is not one (ErrBadCPU), a
+// parent of another System (ErrForeignTask) are refused; on error the
+// System is unchanged.
 func (s *System) NewTask(se *eevdf.SchedEntity, opts ...TaskOption) (*Task, error) {
 	if se == nil {
 		return nil, eevdf.ErrNilEntity
@@ -116,7 +123,10 @@ func (s *System) NewTask(se *eevdf.SchedEntity, opts ...TaskOption) (*Task, erro
 		return nil, fmt.Errorf("%w: %s is not a fresh entity", ErrTaskState, se.Name())
 	}
 	c := taskConfig{}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: task option %d is nil", ErrBadOption, i)
+		}
 		if err := o(&c); err != nil {
 			return nil, err
 		}
