@@ -20,8 +20,8 @@ type Stats struct {
 	// Placed counts the wakeups and forks by the rule that chose the CPU;
 	// Migrated the wakeups among them that changed the task's CPU. Both
 	// are indexed by Rule and print with the rules' names.
-	Placed   RuleCounts
-	Migrated RuleCounts
+	Placed   RuleCounts // wakeups and forks, by the rule that chose the CPU
+	Migrated RuleCounts // wakeups that changed the task's CPU, by rule
 
 	ForkBalance uint64 // forks placed on another CPU than the parent's
 	ExecBalance uint64 // execs that moved the task

@@ -49,6 +49,8 @@ const (
 	NohzIdle
 )
 
+// String returns the mode as the configuration names it ("off", "idle"),
+// or "NohzMode(n)" for a value that is no mode.
 func (m NohzMode) String() string {
 	switch m {
 	case NohzOff:
@@ -82,7 +84,9 @@ type config struct {
 // blocked-load update that precedes the walk. The simulated CPU does not
 // spend this time: it goes idle (or runs what it pulled) at once.
 type NewidleCost struct {
-	Base, PerCPU, Blocked uint64
+	Base    uint64 // ns charged for any domain's balance
+	PerCPU  uint64 // ns more per CPU of the domain
+	Blocked uint64 // ns for the blocked-load update, charged at the first domain
 }
 
 // DefaultNewidleCost is a balance of about the cost measured on current
