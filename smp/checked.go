@@ -7,7 +7,8 @@ import "github.com/schedmodel/fairclass/eevdf"
 // TryToWakeUp), under the same names and arguments, each also returning
 // an error that says what was wrong with its input. The work done on good
 // input is exactly the System method's; on bad input nothing changes.
-// Make it with System.Checked; it is a small value, cheap to copy.
+// Make it with System.Checked; it is a small value, cheap to copy. The
+// zero Checked has no System to work on and must not be used.
 type Checked struct{ s *System }
 
 // Checked returns the checked view of s.

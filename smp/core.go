@@ -344,8 +344,9 @@ func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
 }
 
 // Block puts cpu's running task to sleep (dequeue with DEQUEUE_SLEEP, which
-// may leave it queued as delayed) and runs __schedule on cpu. It fails on
-// an idle CPU.
+// may leave it queued as delayed) and runs __schedule on cpu. It fails,
+// changing nothing, on an idle CPU (ErrIdle) or an id that is not a CPU
+// (ErrBadCPU).
 func (s *System) Block(cpu int) error {
 	t, err := s.running(cpu)
 	if err != nil {
@@ -372,7 +373,8 @@ func (s *System) dequeued(cpu int, wasSchedIdle bool) {
 
 // Exit ends cpu's running task: a dequeue that is never delayed
 // (DEQUEUE_SPECIAL), __schedule, then task_dead_fair's removal of its load
-// from the runqueue (remove_entity_load_avg). It fails on an idle CPU.
+// from the runqueue (remove_entity_load_avg). It fails, changing nothing,
+// on an idle CPU (ErrIdle) or an id that is not a CPU (ErrBadCPU).
 func (s *System) Exit(cpu int) error {
 	t, err := s.running(cpu)
 	if err != nil {
