@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 // The core.c entry points a simulator calls (KERNEL-SPEC-SMP §3.1, §4.1,
@@ -17,9 +18,8 @@ type Stats struct {
 	Wakeups uint64 // TryToWakeUp calls that woke a sleeping task
 	Execs   uint64 // Exec calls
 
-	// Placed counts the wakeups and forks by the rule that chose the CPU;
-	// Migrated the wakeups among them that changed the task's CPU. Both
-	// are indexed by Rule and print with the rules' names.
+	// Placed and Migrated are indexed by Rule and print with the rules'
+	// names.
 	Placed   RuleCounts // wakeups and forks, by the rule that chose the CPU
 	Migrated RuleCounts // wakeups that changed the task's CPU, by rule
 
@@ -56,7 +56,7 @@ const NumRules = int(numRules)
 type RuleCounts [NumRules]uint64
 
 // String lists the non-zero counts in Rule order with the rules' names,
-// as "[slow_path:4 target:1]"; "[]" when every count is zero.
+// as "[target:1 slow_path:4]"; "[]" when every count is zero.
 func (c RuleCounts) String() string {
 	b := []byte{'['}
 	for r, n := range c {
@@ -82,11 +82,11 @@ func (c RuleCounts) Total() uint64 {
 	return sum
 }
 
-// levelNames and idleNames name the entries of Stats' per-level and
-// per-CPU-state arrays.
+// levelNames and idleNames name the entries of Stats' per-level arrays
+// (by topology.Kind) and per-CPU-state ones (by cpuIdleType).
 var (
-	levelNames = [3]string{"SMT", "MC", "PKG"}
-	idleNames  = [3]string{"busy", "idle", "newly_idle"}
+	levelNames = [3]string{topology.SMT.String(), topology.MC.String(), topology.PKG.String()}
+	idleNames  = [3]string{cpuNotIdle: "busy", cpuIdle: "idle", cpuNewlyIdle: "newly_idle"}
 )
 
 // appendNamed appends counts as "[name:n …]", the non-zero ones only.
@@ -113,7 +113,7 @@ func appendNamed(b []byte, names *[3]string, counts *[3]uint64) []byte {
 // topology levels) and only its non-zero entries:
 //
 //	forks 4 wakeups 6 execs 0 migrations 4
-//	placed [slow_path:4 target:3 prev:3] migrated [target:1]
+//	placed [target:3 prev:3 slow_path:4] migrated [target:1]
 //	fork_balance 3 exec_balance 0 wake_wide 0 affine_this 1 affine_prev 2 migrated_affine 1
 //	balance_calls [idle:40 newly_idle:2] balance_moves 1
 //	newidle_pulls [MC:1] newidle_skips 0 periodic_pulls []
