@@ -27,16 +27,16 @@ type Options struct {
 
 // Result is what one operation reports: the state after it.
 type Result struct {
-	I       int
-	T       uint64
-	Op      OpKind
-	Task    string // "" if the operation names none
-	V       uint64 // avg_vruntime at the end of the op, zero_vruntime not moved
-	Curr    string // "" while idle runs
-	Resched bool
-	Picked  string // the pick of sleep/schedule/yield/forcepick; "" for idle and other ops
-	HasPick bool   // the operation picks
-	Tasks   []TaskState
+	I       int         // the operation's index in Scenario.Ops
+	T       uint64      // its time (Op.At), ns
+	Op      OpKind      // its kind
+	Task    string      // "" if the operation names none
+	V       uint64      // avg_vruntime at the end of the op, zero_vruntime not moved
+	Curr    string      // "" while idle runs
+	Resched bool        // need_resched is set after the operation
+	Picked  string      // the pick of sleep/schedule/yield/forcepick; "" for idle and other ops
+	HasPick bool        // the operation picks
+	Tasks   []TaskState // every declared task, created or not, in declaration order
 	// With groups (Scenario.HasGroups): every declared group's state.
 	Groups []GroupResult
 	// With PELT (Options.PELT): the root queue.
@@ -47,16 +47,16 @@ type Result struct {
 
 // GroupResult is one declared group's state in a Result.
 type GroupResult struct {
-	Name        string
-	Parent      string // "/" for a top-level group
-	Shares      uint64 // tg->shares
-	Idle        bool
-	SEWeight    uint64 // the group entity's load.weight
-	OnRq        bool   // the group entity is queued
-	Load        uint64 // the group queue's load.weight
-	HNrQueued   int
-	HNrRunnable int
-	HNrIdle     int
+	Name        string   // the declared name
+	Parent      string   // "/" for a top-level group
+	Shares      uint64   // tg->shares
+	Idle        bool     // cpu.idle is set
+	SEWeight    uint64   // the group entity's load.weight
+	OnRq        bool     // the group entity is queued
+	Load        uint64   // the group queue's load.weight
+	HNrQueued   int      // queued tasks below the group, delayed ones included (h_nr_queued)
+	HNrRunnable int      // those of them not delayed (h_nr_runnable)
+	HNrIdle     int      // those counted idle (h_nr_idle)
 	Avg         pelt.Avg // the group queue's PELT signals
 	SEAvg       pelt.Avg // the group entity's
 	TGLoadAvg   int64    // tg->load_avg
@@ -65,25 +65,25 @@ type GroupResult struct {
 
 // RootState is the root queue in a Result (printed with PELT only).
 type RootState struct {
-	Load     uint64
-	NrQueued int
-	Avg      pelt.Avg
+	Load     uint64   // cfs_rq->load.weight of the root queue, full resolution
+	NrQueued int      // entities directly on the root queue (nr_queued)
+	Avg      pelt.Avg // its PELT signals
 }
 
 // TaskState is one declared task's state in a Result.
 type TaskState struct {
-	Name     string
-	OnRq     bool
-	Delayed  bool
-	Vruntime uint64
-	Deadline uint64
-	VLag     int64
-	Lag      int64 // (s64)(V − vruntime), for every task
-	Eligible bool  // entity_eligible when on_rq, else false
-	Weight   uint64
-	Slice    uint64
-	SumExec  uint64
-	Created  bool // the task exists (new has run); not part of the JSON
+	Name     string // the declared name
+	OnRq     bool   // se->on_rq: queued or running (delayed included)
+	Delayed  bool   // se->sched_delayed
+	Vruntime uint64 // raw; 0 for a task never created
+	Deadline uint64 // raw; 0 for a task never created
+	VLag     int64  // se->vlag, the raw saved field
+	Lag      int64  // (s64)(V − vruntime), for every task
+	Eligible bool   // entity_eligible when on_rq, else false
+	Weight   uint64 // load weight scaled down (1024 = nice 0)
+	Slice    uint64 // the request length, ns
+	SumExec  uint64 // sum_exec_runtime, ns
+	Created  bool   // the task exists (new has run); not part of the JSON
 	// With groups.
 	Group   string // "/" for the root group
 	HWeight uint64 // h_load.weight as last installed

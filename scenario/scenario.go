@@ -47,14 +47,14 @@ type Scenario struct {
 	BaseSlice uint64       // ns; default eevdf.DefaultBaseSlice
 	HZ        uint64       // default 1000
 	Tasks     []Task       // in declaration order
-	Ops       []Op
+	Ops       []Op         // the operations, in file order (times never decrease)
 
 	// Task groups (KERNEL-SPEC-GROUPS §7): declared groups in order, the
 	// share function, and num_online_cpus() as the share functions read
 	// it (0: not given, 1).
 	Groups     []Group
-	CgroupMode eevdf.CgroupMode
-	OnlineCPUs int
+	CgroupMode eevdf.CgroupMode // the share function (cgroup_mode statement; default eevdf.ModeConcur)
+	OnlineCPUs int              // online_cpus statement; 0 when not given
 	// HasGroups is set by a group or cgroup_mode line: the output then
 	// carries each task's group and h_weight and the groups' state.
 	HasGroups bool
@@ -63,14 +63,14 @@ type Scenario struct {
 // Group is a task group declaration: `group NAME [parent=P] [weight=W |
 // nice=N] [idle]`.
 type Group struct {
-	Name   string
+	Name   string // unique among groups; never RootGroup
 	Parent int    // 0: the root; otherwise 1 + an index into Scenario.Groups of an earlier group
 	Weight uint64 // cpu.weight written after creation, 0 if none
 	Nice   int    // cpu.weight.nice written after creation, if HasNice
 	Idle   bool   // cpu.idle 1 written last
-	Pos    Pos
+	Pos    Pos    // where the group statement is
 
-	HasNice bool
+	HasNice bool // nice= was given: Nice is written, Weight is not
 }
 
 // RootGroup is the name of the root group in scenarios and output.
@@ -78,13 +78,13 @@ const RootGroup = "/"
 
 // Task is a task declaration.
 type Task struct {
-	Name      string
-	Nice      int
-	Weight    uint64 // scaled down (1024 = nice 0); 0: from Nice
-	Slice     uint64 // requested custom slice (sched_runtime); 0: base slice
-	Policy    eevdf.Policy
-	Group     int // 0: the root group; otherwise 1 + an index into Scenario.Groups
-	Pos       Pos
+	Name      string       // unique among tasks
+	Nice      int          // nice= (default 0); sets the weight unless weight= is given
+	Weight    uint64       // scaled down (1024 = nice 0); 0: from Nice
+	Slice     uint64       // requested custom slice (sched_runtime); 0: base slice
+	Policy    eevdf.Policy // policy= (default eevdf.PolicyNormal)
+	Group     int          // 0: the root group; otherwise 1 + an index into Scenario.Groups
+	Pos       Pos          // where the task statement is
 	hasWeight bool
 	groupName string // the group= attribute until the header is complete
 	groupPos  Pos
@@ -115,6 +115,8 @@ const (
 var opNames = [numOps]string{"new", "wakeup", "sleep", "schedule", "tick", "yield", "renice", "slice", "forcepick",
 	"cgroup", "cpu.weight", "cpu.weight.nice", "cpu.idle", "cgroup_mode"}
 
+// String returns the operation word as scenarios spell it ("new",
+// "cpu.weight", …), or "?" for a value that is no operation.
 func (k OpKind) String() string {
 	if k < numOps {
 		return opNames[k]
@@ -152,16 +154,17 @@ func (k OpKind) picks() bool {
 // Op is one operation.
 type Op struct {
 	At    uint64 // task-clock time, ns
-	Kind  OpKind
-	Task  int   // index into Scenario.Tasks, -1 if none
-	Group int   // cgroup and the group ops: 0 for the root, else 1 + an index into Scenario.Groups
-	Arg   int64 // renice: the nice value; slice: the runtime in ns; cpu.weight(.nice), cpu.idle: the value; cgroup_mode: the mode
-	Pos   Pos
+	Kind  OpKind // the operation word
+	Task  int    // index into Scenario.Tasks, -1 if none
+	Group int    // cgroup and the group ops: 0 for the root, else 1 + an index into Scenario.Groups
+	Arg   int64  // renice: the nice value; slice: the runtime in ns; cpu.weight(.nice), cpu.idle: the value; cgroup_mode: the mode
+	Pos   Pos    // where the operation's time is
 }
 
 // Pos is a position in the scenario file.
 type Pos struct {
-	Line, Col int
+	Line int // 1-based; 0 for what was not parsed from a file
+	Col  int // 1-based, in bytes; 0 likewise
 }
 
 // Limits on what a scenario may declare, so that arbitrary input cannot
@@ -174,11 +177,12 @@ const (
 
 // Error is a parse or replay error at a position of the file.
 type Error struct {
-	File string
-	Pos  Pos
-	Msg  string
+	File string // the scenario's name ("" if it has none)
+	Pos  Pos    // where the error is
+	Msg  string // what is wrong, without the position
 }
 
+// Error returns "FILE:LINE:COL: MSG", with "scenario" for an empty File.
 func (e *Error) Error() string {
 	name := e.File
 	if name == "" {

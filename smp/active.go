@@ -111,8 +111,8 @@ func (s *System) activeLoadBalanceCPUStop(busiest int) {
 // source's cfs_tasks that may move, without rotating the list.
 func (s *System) detachOneTask(env *lbEnv) *Task {
 	for se := range s.cpus[env.srcCPU].rq.TasksFromTail() {
-		p := taskOf(se)
-		if !s.canMigrateTask(p, env) {
+		p := s.ownTask(se)
+		if p == nil || !s.canMigrateTask(p, env) { // no task of the System: never moved
 			continue
 		}
 		s.detachTask(p, env.dstCPU)

@@ -525,9 +525,12 @@ func (s *System) detachTasks(env *lbEnv) int {
 			env.flags |= lbfNeedBreak
 			break
 		}
-		p := taskOf(src.LastTask())
-		if !s.canMigrateTask(p, env) {
-			_ = src.RotateTask(p.se)
+		se := src.LastTask()
+		p := s.ownTask(se)
+		if p == nil || !s.canMigrateTask(p, env) {
+			// An entity that is no task of the System (enqueued behind
+			// its back) is never moved: it stays, as a pinned task does.
+			_ = src.RotateTask(se)
 			continue
 		}
 		switch env.mtype {
@@ -653,7 +656,7 @@ redo:
 			d.nrBalanceFailed++
 		}
 		if s.needActiveBalance(&env) {
-			bcurr := taskOf(s.cpus[busiest].rq.Curr())
+			bcurr := s.ownTask(s.cpus[busiest].rq.Curr())
 			if bcurr == nil || !bcurr.allowedOn(this) {
 				return s.onePinned(&env, sd)
 			}

@@ -43,8 +43,8 @@ type Conservation struct {
 	// idle without a break while, without a break, some CPU has two or
 	// more runnable tasks. LongestStretch is the longest (ns), an open
 	// one included.
-	Stretches      uint64
-	LongestStretch uint64
+	Stretches      uint64 // stretches of stranded time
+	LongestStretch uint64 // ns, an open stretch included
 }
 
 // IdleFraction is Idle over the machine's time, CPUs × Elapsed.

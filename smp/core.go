@@ -2,8 +2,10 @@ package smp
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 // The core.c entry points a simulator calls (KERNEL-SPEC-SMP §3.1, §4.1,
@@ -16,10 +18,10 @@ type Stats struct {
 	Wakeups uint64 // TryToWakeUp calls that woke a sleeping task
 	Execs   uint64 // Exec calls
 
-	// Placed counts the wakeups and forks by the rule that chose the CPU;
-	// Migrated the wakeups among them that changed the task's CPU.
-	Placed   [NumRules]uint64
-	Migrated [NumRules]uint64
+	// Placed and Migrated are indexed by Rule and print with the rules'
+	// names.
+	Placed   RuleCounts // wakeups and forks, by the rule that chose the CPU
+	Migrated RuleCounts // wakeups that changed the task's CPU, by rule
 
 	ForkBalance uint64 // forks placed on another CPU than the parent's
 	ExecBalance uint64 // execs that moved the task
@@ -49,6 +51,122 @@ type Stats struct {
 // NumRules is the number of placement rules (Rule values).
 const NumRules = int(numRules)
 
+// RuleCounts counts events by the placement Rule that decided them:
+// c[RuleTarget] is the count of RuleTarget.
+type RuleCounts [NumRules]uint64
+
+// String lists the non-zero counts in Rule order with the rules' names,
+// as "[target:1 slow_path:4]"; "[]" when every count is zero.
+func (c RuleCounts) String() string {
+	b := []byte{'['}
+	for r, n := range c {
+		if n == 0 {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ' ')
+		}
+		b = append(b, Rule(r).String()...)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, n, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// Total returns the sum of the counts.
+func (c RuleCounts) Total() uint64 {
+	var sum uint64
+	for _, n := range c {
+		sum += n
+	}
+	return sum
+}
+
+// levelNames and idleNames name the entries of Stats' per-level arrays
+// (by topology.Kind) and per-CPU-state ones (by cpuIdleType).
+var (
+	levelNames = [3]string{topology.SMT.String(), topology.MC.String(), topology.PKG.String()}
+	idleNames  = [3]string{cpuNotIdle: "busy", cpuIdle: "idle", cpuNewlyIdle: "newly_idle"}
+)
+
+// appendNamed appends counts as "[name:n …]", the non-zero ones only.
+func appendNamed(b []byte, names *[3]string, counts *[3]uint64) []byte {
+	b = append(b, '[')
+	first := true
+	for i, n := range counts {
+		if n == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ' ')
+		}
+		first = false
+		b = append(b, names[i]...)
+		b = append(b, ':')
+		b = strconv.AppendUint(b, n, 10)
+	}
+	return append(b, ']')
+}
+
+// String formats the counters for people, one group to a line, every
+// array with the names of its entries (rules, balancing CPU states,
+// topology levels) and only its non-zero entries:
+//
+//	forks 4 wakeups 6 execs 0 migrations 4
+//	placed [target:3 prev:3 slow_path:4] migrated [target:1]
+//	fork_balance 3 exec_balance 0 wake_wide 0 affine_this 1 affine_prev 2 migrated_affine 1
+//	balance_calls [idle:40 newly_idle:2] balance_moves 1
+//	newidle_pulls [MC:1] newidle_skips 0 periodic_pulls []
+//	active_kicks 0 active_moves 0 ilb_kicks 0
+//
+// The format is for reading; programs read the fields.
+func (st Stats) String() string {
+	u := func(b []byte, name string, n uint64) []byte {
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, ' ')
+		}
+		b = append(b, name...)
+		b = append(b, ' ')
+		return strconv.AppendUint(b, n, 10)
+	}
+	named := func(b []byte, name string, names *[3]string, counts *[3]uint64) []byte {
+		if len(b) > 0 && b[len(b)-1] != '\n' {
+			b = append(b, ' ')
+		}
+		b = append(b, name...)
+		b = append(b, ' ')
+		return appendNamed(b, names, counts)
+	}
+	var b []byte
+	b = u(b, "forks", st.Forks)
+	b = u(b, "wakeups", st.Wakeups)
+	b = u(b, "execs", st.Execs)
+	b = u(b, "migrations", st.Migrations)
+	b = append(b, "\nplaced "...)
+	b = append(b, st.Placed.String()...)
+	b = append(b, " migrated "...)
+	b = append(b, st.Migrated.String()...)
+	b = append(b, '\n')
+	b = u(b, "fork_balance", st.ForkBalance)
+	b = u(b, "exec_balance", st.ExecBalance)
+	b = u(b, "wake_wide", st.WakeWide)
+	b = u(b, "affine_this", st.AffineThis)
+	b = u(b, "affine_prev", st.AffinePrev)
+	b = u(b, "migrated_affine", st.MigratedAffine)
+	b = append(b, '\n')
+	b = named(b, "balance_calls", &idleNames, &st.BalanceCalls)
+	b = u(b, "balance_moves", st.BalanceMoves)
+	b = append(b, '\n')
+	b = named(b, "newidle_pulls", &levelNames, &st.NewidlePulls)
+	b = u(b, "newidle_skips", st.NewidleSkips)
+	b = named(b, "periodic_pulls", &levelNames, &st.PeriodicPulls)
+	b = append(b, '\n')
+	b = u(b, "active_kicks", st.ActiveKicks)
+	b = u(b, "active_moves", st.ActiveMoves)
+	b = u(b, "ilb_kicks", st.ILBKicks)
+	return string(b)
+}
+
 // Stats returns the System's counters.
 func (s *System) Stats() Stats { return s.stats }
 
@@ -64,14 +182,31 @@ func (s *System) own(t *Task) error {
 // ownErr is own's error for t, which is not a task of s.
 func (s *System) ownErr(t *Task) error {
 	if t == nil {
-		return fmt.Errorf("%w: nil task", ErrTaskState)
+		return ErrNilTask
 	}
 	return fmt.Errorf("%w: %s", ErrForeignTask, t)
 }
 
+// stateErr is the error for an operation on t that needs t started and
+// alive.
+func stateErr(t *Task) error {
+	switch t.state {
+	case taskNew:
+		return fmt.Errorf("%w: %s (WakeUpNew starts it)", ErrNotStarted, t)
+	case taskDead:
+		return fmt.Errorf("%w: %s", ErrExited, t)
+	}
+	return fmt.Errorf("%w: %s is %v", ErrTaskState, t, t.state)
+}
+
+// badCPU is the error for an id that is not a CPU of s.
+func (s *System) badCPU(cpu int) error {
+	return fmt.Errorf("%w: %d (the machine has CPUs 0-%d)", ErrBadCPU, cpu, len(s.cpus)-1)
+}
+
 // current returns the waking context of cpu: the CPU and what runs there.
 func (s *System) current(cpu int) waking {
-	return waking{cpu: cpu, curr: taskOf(s.cpus[cpu].rq.Curr())}
+	return waking{cpu: cpu, curr: s.ownTask(s.cpus[cpu].rq.Curr())}
 }
 
 // WakeUpNew is wake_up_new_task for a task made with NewTask: on the CPU
@@ -80,10 +215,27 @@ func (s *System) current(cpu int) waking {
 // the highest domain with SD_BALANCE_FORK), the task is set there without
 // the migration hook, enqueued as new (which gives it its first PELT
 // signals and attaches them) and checked against the running task. It
-// returns the CPU, or −1 for a task that is not new.
+// returns the CPU, or −1, changing nothing, for a task that is not new (nil,
+// of another System, started already or exited); Checked().WakeUpNew says
+// which.
 func (s *System) WakeUpNew(t *Task) int {
-	if s.own(t) != nil || t.state != taskNew {
+	cpu, err := s.wakeUpNew(t)
+	if err != nil {
 		return -1
+	}
+	return cpu
+}
+
+// wakeUpNew is WakeUpNew with its error.
+func (s *System) wakeUpNew(t *Task) (int, error) {
+	if err := s.own(t); err != nil {
+		return -1, err
+	}
+	if t.state != taskNew {
+		if t.state == taskDead {
+			return -1, stateErr(t)
+		}
+		return -1, fmt.Errorf("%w: %s was started already (it is %v)", ErrTaskState, t, t.state)
 	}
 	parent := t.cpu
 	t.recent = parent
@@ -93,7 +245,7 @@ func (s *System) WakeUpNew(t *Task) int {
 	rq := s.rq(cpu)
 	before := rq.NrRunning()
 	if err := rq.Enqueue(t.se, eevdf.EnqueueInitial); err != nil {
-		return -1 // a fresh entity enqueues
+		return -1, err // a fresh entity enqueues
 	}
 	s.addNrRunning(cpu, before)
 	t.state = taskRunnable
@@ -105,7 +257,7 @@ func (s *System) WakeUpNew(t *Task) int {
 	if cpu != parent {
 		s.stats.ForkBalance++
 	}
-	return cpu
+	return cpu, nil
 }
 
 // TryToWakeUp is try_to_wake_up of a sleeping task by waker (nil: a timer
@@ -119,17 +271,32 @@ func (s *System) WakeUpNew(t *Task) int {
 // (select_task_rq_fair), the task migrates if it changes CPU (its load left
 // behind as removed load, its lag kept for the placement there), is
 // enqueued with ENQUEUE_WAKEUP (and ENQUEUE_MIGRATED) and checked with the
-// wakeup's flags. It returns the task's CPU, or −1 for a task that was
-// never started or has exited. Waking a runnable task does nothing.
+// wakeup's flags. It returns the task's CPU. Waking a runnable task does
+// nothing and returns its CPU. For a task that cannot be woken — nil, of
+// another System (or woken by a waker of another System), never started,
+// exited — it changes nothing and returns −1; Checked().TryToWakeUp says
+// which.
 func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
-	if s.own(t) != nil || (waker != nil && s.own(waker) != nil) {
+	cpu, err := s.tryToWakeUp(t, waker, wf)
+	if err != nil {
 		return -1
+	}
+	return cpu
+}
+
+// tryToWakeUp is TryToWakeUp with its error.
+func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
+	if err := s.own(t); err != nil {
+		return -1, err
+	}
+	if waker != nil && waker.sys != s {
+		return -1, fmt.Errorf("%w: waker %s", ErrForeignTask, waker)
 	}
 	switch t.state {
 	case taskRunnable:
-		return t.cpu
+		return t.cpu, nil
 	case taskNew, taskDead:
-		return -1
+		return -1, stateErr(t)
 	}
 	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
 	t.state = taskRunnable
@@ -143,7 +310,7 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 		}
 		s.stats.Placed[RuleInPlace]++
 		t.placed = RuleInPlace
-		return t.cpu
+		return t.cpu, nil
 	}
 	var w waking
 	if waker != nil {
@@ -173,12 +340,13 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 	s.addNrRunning(cpu, before)
 	rq.WakeupPreempt(t.se, wf)
 	s.markResched(cpu)
-	return cpu
+	return cpu, nil
 }
 
 // Block puts cpu's running task to sleep (dequeue with DEQUEUE_SLEEP, which
-// may leave it queued as delayed) and runs __schedule on cpu. It fails on
-// an idle CPU.
+// may leave it queued as delayed) and runs __schedule on cpu. It fails,
+// changing nothing, on an idle CPU (ErrIdle) or an id that is not a CPU
+// (ErrBadCPU).
 func (s *System) Block(cpu int) error {
 	t, err := s.running(cpu)
 	if err != nil {
@@ -205,7 +373,8 @@ func (s *System) dequeued(cpu int, wasSchedIdle bool) {
 
 // Exit ends cpu's running task: a dequeue that is never delayed
 // (DEQUEUE_SPECIAL), __schedule, then task_dead_fair's removal of its load
-// from the runqueue (remove_entity_load_avg). It fails on an idle CPU.
+// from the runqueue (remove_entity_load_avg). It fails, changing nothing,
+// on an idle CPU (ErrIdle) or an id that is not a CPU (ErrBadCPU).
 func (s *System) Exit(cpu int) error {
 	t, err := s.running(cpu)
 	if err != nil {
@@ -225,17 +394,18 @@ func (s *System) Exit(cpu int) error {
 // running returns cpu's running task.
 func (s *System) running(cpu int) (*Task, error) {
 	if uint(cpu) < uint(len(s.cpus)) {
-		if t := taskOf(s.rq(cpu).Curr()); t != nil {
+		if t := s.ownTask(s.rq(cpu).Curr()); t != nil {
 			return t, nil
 		}
 	}
 	return nil, s.cpuErr(cpu)
 }
 
-// cpuErr is running's error for cpu: not a CPU, or idle.
+// cpuErr is running's error for cpu: not a CPU, or idle (or running an
+// entity that is no task of the System).
 func (s *System) cpuErr(cpu int) error {
 	if uint(cpu) >= uint(len(s.cpus)) {
-		return fmt.Errorf("%w: %d", ErrBadCPU, cpu)
+		return s.badCPU(cpu)
 	}
 	return fmt.Errorf("%w: CPU %d", ErrIdle, cpu)
 }
@@ -245,11 +415,17 @@ func (s *System) cpuErr(cpu int) error {
 // pick again if it pulled; then put_prev/set_next if the pick changed. A
 // switch to the idle task records it for has_idle_cores and, in mode B,
 // stops the CPU's tick; a switch from it samples avg_idle. It returns the
-// task that runs now (nil: idle; also for a bad id).
+// task that runs now (nil: idle). For an id that is not a CPU it does
+// nothing and returns nil; Checked().Schedule reports it.
 func (s *System) Schedule(cpu int) *Task {
-	if cpu < 0 || cpu >= len(s.cpus) {
+	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil
 	}
+	return s.scheduleCPU(cpu)
+}
+
+// scheduleCPU is Schedule on a valid CPU id.
+func (s *System) scheduleCPU(cpu int) *Task {
 	c := &s.cpus[cpu]
 	prevIdle := c.rq.Curr() == nil && !c.stopped
 	c.stopped = false
@@ -278,7 +454,7 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	if next == nil {
 		s.idleEntry(cpu)
 	}
-	return taskOf(next)
+	return s.ownTask(next)
 }
 
 // Exec is sched_exec for cpu's running task: its CPU selected with WF_EXEC
@@ -286,22 +462,29 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 // SD_BALANCE_EXEC, on the task's synced signals); if that is another CPU,
 // the CPU stopper preempts the task and moves it there (move_queued_task:
 // lag and relative deadline kept, PELT detached and attached), and cpu
-// schedules. It returns the task's CPU, or −1 on an idle CPU.
+// schedules. It returns the task's CPU, or −1, changing nothing, on an idle
+// CPU or an id that is not a CPU; Checked().Exec says which.
 func (s *System) Exec(cpu int) int {
+	dest, _ := s.exec(cpu)
+	return dest
+}
+
+// exec is Exec with its error.
+func (s *System) exec(cpu int) (int, error) {
 	t, err := s.running(cpu)
 	if err != nil {
-		return -1
+		return -1, err
 	}
 	s.stats.Execs++
 	dest, _ := s.selectTaskRqFair(t, cpu, eevdf.WFExec, s.current(cpu))
 	if dest == cpu {
-		return cpu
+		return cpu, nil
 	}
 	s.rq(cpu).PutPrev() // the stopper preempts the task: it is queued, not running
 	s.moveQueuedTask(t, dest)
 	s.stats.ExecBalance++
 	s.schedule(cpu, false)
-	return dest
+	return dest, nil
 }
 
 // Tick is sched_tick on cpu: task_tick_fair on the running task (charge,
@@ -310,9 +493,17 @@ func (s *System) Exec(cpu int) int {
 // decision to kick an idle load balancer (which RunPending then runs). The
 // caller reschedules the CPU if its runqueue asks for it
 // (RQ(cpu).NeedResched()). In mode B an idle CPU whose tick is stopped
-// (TickStopped) does not tick: Tick does nothing there.
+// (TickStopped) does not tick: Tick does nothing there. For an id that is
+// not a CPU it does nothing; Checked().Tick reports it.
 func (s *System) Tick(cpu int) {
-	if cpu < 0 || cpu >= len(s.cpus) || s.TickStopped(cpu) {
+	if uint(cpu) < uint(len(s.cpus)) {
+		s.tick(cpu)
+	}
+}
+
+// tick is Tick on a valid CPU id.
+func (s *System) tick(cpu int) {
+	if s.TickStopped(cpu) {
 		return
 	}
 	rq := s.rq(cpu)

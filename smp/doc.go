@@ -20,6 +20,12 @@
 //	RunPending                   ILB kicks and CPU stopper works of the instant
 //	Resched → Schedule           the reschedules the System's operations asked for
 //
+// Advance(t) does all but the task-initiated rows for a caller without an
+// event loop of its own: the ticks of every tick instant up to t, the
+// pending work and the reschedules (see its example). Tick, Schedule,
+// Exec, WakeUpNew and TryToWakeUp keep the kernel's shape and ignore bad
+// input; their twins on Checked return an error saying what was wrong.
+//
 // Everything the kernel decides in those paths is decided here, in the
 // kernel's order, and is deterministic: the only randomness of the fair
 // class, sched_rng, is one seeded generator per CPU (WithSeed), drawn where

@@ -1,6 +1,8 @@
 package smp
 
 import (
+	"strconv"
+
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/topology"
@@ -49,11 +51,14 @@ var ruleNames = [numRules]string{
 	"idle_smt", "idle_core", "idle_cpu", "busy_target", "slow_path", "fallback",
 }
 
+// String returns the rule's name as reports print it ("slow_path",
+// "target", …; the constant's name in snake case), or "Rule(n)" for a
+// value that is no Rule.
 func (r Rule) String() string {
 	if r < numRules {
 		return ruleNames[r]
 	}
-	return "Rule(?)"
+	return "Rule(" + strconv.Itoa(int(r)) + ")"
 }
 
 // Rules returns every Rule in order, for reports.

@@ -12,16 +12,26 @@ import (
 
 // Errors wrapped by the System's errors.
 var (
-	// ErrBadOption: an invalid option to New.
+	// ErrBadOption: an invalid option to New (or a nil option to NewTask).
 	ErrBadOption = errors.New("smp: bad option")
 	// ErrBadCPU: a CPU id that is not a CPU of the machine.
 	ErrBadCPU = errors.New("smp: no such CPU")
 	// ErrForeignTask: a task of another System.
 	ErrForeignTask = errors.New("smp: task of another system")
 	// ErrTaskState: the operation does not apply to the task in its state
-	// (waking a task that was never started, starting one twice, …).
+	// (starting a task twice, making a task of an entity already used, …).
+	// ErrNotStarted and ErrExited wrap it.
 	ErrTaskState = errors.New("smp: wrong task state")
-	// ErrIdle: the CPU runs its idle task, so it has no task to block or end.
+	// ErrNotStarted: the task was made with NewTask but never started with
+	// WakeUpNew, so it cannot be woken. It wraps ErrTaskState.
+	ErrNotStarted = fmt.Errorf("%w: never started", ErrTaskState)
+	// ErrExited: the task has exited (Exit); nothing applies to it any
+	// more. It wraps ErrTaskState.
+	ErrExited = fmt.Errorf("%w: exited", ErrTaskState)
+	// ErrNilTask: a nil *Task where a task is needed.
+	ErrNilTask = errors.New("smp: nil task")
+	// ErrIdle: the CPU runs its idle task, so it has no task to block, end
+	// or exec.
 	ErrIdle = errors.New("smp: the CPU is idle")
 	// ErrNotAllowed: an affinity mask without a CPU of the machine.
 	ErrNotAllowed = errors.New("smp: no allowed CPU")
@@ -39,6 +49,8 @@ const (
 	NohzIdle
 )
 
+// String returns the mode as the configuration names it ("off", "idle"),
+// or "NohzMode(n)" for a value that is no mode.
 func (m NohzMode) String() string {
 	switch m {
 	case NohzOff:
@@ -72,7 +84,9 @@ type config struct {
 // blocked-load update that precedes the walk. The simulated CPU does not
 // spend this time: it goes idle (or runs what it pulled) at once.
 type NewidleCost struct {
-	Base, PerCPU, Blocked uint64
+	Base    uint64 // ns charged for any domain's balance
+	PerCPU  uint64 // ns more per CPU of the domain
+	Blocked uint64 // ns for the blocked-load update, charged at the first domain
 }
 
 // DefaultNewidleCost is a balance of about the cost measured on current
@@ -154,9 +168,15 @@ func WithTickNsec(ns uint64) Option {
 // WithRunqueueOptions passes options to every CPU's eevdf.NewCfsRq, after
 // the System's own (PELT on, the scaled base slice, the features and the
 // tick): a timeline backend, a hierarchy of task groups (each runqueue
-// becomes the next CPU of it), an arithmetic or kernel preset.
+// becomes the next CPU of it), an arithmetic or kernel preset. A nil
+// option is refused.
 func WithRunqueueOptions(opts ...eevdf.Option) Option {
 	return func(c *config) error {
+		for i, o := range opts {
+			if o == nil {
+				return fmt.Errorf("%w: runqueue option %d is nil", ErrBadOption, i)
+			}
+		}
 		c.rqOpts = append(c.rqOpts, opts...)
 		return nil
 	}
@@ -166,6 +186,19 @@ func WithRunqueueOptions(opts ...eevdf.Option) Option {
 // that placement and balancing keep per CPU, per LLC and per domain. Create
 // it with New. A System is not safe for concurrent use; independent
 // Systems are.
+//
+// Bad input never panics. The entry points that return an error (SetClock,
+// NewTask, Block, Exit, Advance, Conservation) report it, wrapping one of the
+// package's Err sentinels. Tick, Schedule, Exec, WakeUpNew and
+// TryToWakeUp keep the kernel's shape, with no error result: on bad input
+// they change nothing and return their documented neutral value (nothing,
+// nil, −1). Each has a checked twin of the same name and arguments on
+// Checked (s.Checked().Tick(cpu)), which does the same work and returns an
+// error saying what was wrong: ErrBadCPU for a CPU id outside
+// 0..NumCPUs()−1, ErrIdle for an operation on the running task of a CPU
+// that runs none, ErrNilTask, ErrForeignTask (a task of another System),
+// ErrNotStarted and ErrExited. The queries (Curr, CPU, RQ, LLC,
+// TickStopped) answer a bad id with their zero value.
 type System struct {
 	top      *topology.Topology
 	feat     features.Set
@@ -173,9 +206,10 @@ type System struct {
 	tickNsec uint64
 	hz       uint64 // jiffies per second
 
-	now     uint64 // the simulated time: every rq's clock, lazily set
-	epoch   uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
-	jiffies uint64 // ⌊now / TICK_NSEC⌋
+	now      uint64 // the simulated time: every rq's clock, lazily set
+	nextTick uint64 // the first tick instant Advance has not run, in jiffies
+	epoch    uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
+	jiffies  uint64 // ⌊now / TICK_NSEC⌋
 
 	cpus   []cpuState
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
@@ -268,13 +302,18 @@ type llcState struct {
 
 // New builds the System of machine t: every CPU idle, runqueues with PELT
 // signals (on a machine of more than one CPU) and the base slice the kernel
-// uses on t (topology.BaseSlice), in the start state of the preset.
+// uses on t (topology.BaseSlice), in the start state of the preset. A nil
+// t, a nil option or an option's bad value is an error wrapping
+// ErrBadOption.
 func New(t *topology.Topology, opts ...Option) (*System, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil topology", ErrBadOption)
 	}
 	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec, cost: DefaultNewidleCost}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: option %d is nil", ErrBadOption, i)
+		}
 		if err := o(&c); err != nil {
 			return nil, err
 		}
@@ -373,6 +412,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	}
 	s.nohzState.nextBalance = s.jiffies
 	s.nohzState.nextBlocked = s.jiffies
+	s.nextTick = s.jiffies + 1
 	return s, nil
 }
 
@@ -456,7 +496,7 @@ func (s *System) Curr(cpu int) *Task {
 	if cpu < 0 || cpu >= len(s.cpus) {
 		return nil
 	}
-	return taskOf(s.cpus[cpu].rq.Curr())
+	return s.ownTask(s.cpus[cpu].rq.Curr())
 }
 
 // CPUInfo is the per-CPU placement state of a CPU, for reports and tests.
@@ -476,7 +516,7 @@ func (s *System) CPU(cpu int) CPUInfo {
 	}
 	c := &s.cpus[cpu]
 	return CPUInfo{
-		Curr:               taskOf(c.rq.Curr()),
+		Curr:               s.ownTask(c.rq.Curr()),
 		NrRunning:          c.rq.NrRunning(),
 		Idle:               s.idleCPU(cpu),
 		IdleStamp:          c.idleStamp,
@@ -571,14 +611,20 @@ func (s *System) reschedScan() []int {
 }
 
 // Check verifies the System between operations and returns the first
-// violation, or nil: every runqueue's invariants (eevdf's Check), and that
-// every task is where the System believes it is — a queued or running task
-// on its task_cpu's runqueue, a sleeping one nowhere (or still queued
-// there, delayed), a dead or new one nowhere.
+// violation, or nil: every runqueue's invariants (eevdf's Check); that
+// every entity queued or running on a CPU is a task of the System whose
+// task_cpu is that CPU (an entity enqueued on RQ(cpu) directly, behind the
+// System's back, is reported); and that every task is where the System
+// believes it is — a queued or running task on its task_cpu's runqueue, a
+// sleeping one nowhere (or still queued there, delayed), a dead or new one
+// nowhere. Its cost is linear in the tasks.
 func (s *System) Check() error {
 	for i := range s.cpus {
 		if err := s.cpus[i].rq.Check(); err != nil {
 			return fmt.Errorf("CPU %d: %w", i, err)
+		}
+		if err := s.checkQueued(i); err != nil {
+			return err
 		}
 	}
 	for _, t := range s.tasks {
@@ -587,6 +633,37 @@ func (s *System) Check() error {
 		}
 	}
 	return s.checkConservation()
+}
+
+// checkQueued checks that every entity cpu queues or runs is a task of the
+// System on that CPU.
+func (s *System) checkQueued(cpu int) error {
+	rq := s.cpus[cpu].rq
+	queued := rq.Tasks()
+	if !rq.PELT() {
+		queued = slices.Values(rq.Entities()) // no cfs_tasks list without PELT
+	}
+	check := func(se *eevdf.SchedEntity, where string) error {
+		t := taskOf(se)
+		switch {
+		case t == nil:
+			return fmt.Errorf("CPU %d: entity %q %s but is no task of the System (enqueued on its runqueue directly?)", cpu, se.Name(), where)
+		case t.sys != s:
+			return fmt.Errorf("CPU %d: entity %q %s but is a task of another System", cpu, se.Name(), where)
+		case t.cpu != cpu:
+			return fmt.Errorf("CPU %d: task %s %s but its task_cpu is %d", cpu, t, where, t.cpu)
+		}
+		return nil
+	}
+	for se := range queued {
+		if err := check(se, "is queued"); err != nil {
+			return err
+		}
+	}
+	if se := rq.Curr(); se != nil {
+		return check(se, "runs")
+	}
+	return nil
 }
 
 func (s *System) checkTask(t *Task) error {

@@ -42,6 +42,8 @@ type wakee struct {
 // Task is a task of the System: its scheduling entity and what the core
 // keeps about it across CPUs (task_cpu, wake_cpu, recent_used_cpu, the
 // allowed CPUs, the waker statistics of wake_wide). Make it with NewTask.
+// A nil *Task stands for the idle task (Curr and Schedule return it): its
+// methods answer with zero values (−1 for the ids) and do not panic.
 type Task struct {
 	se  *eevdf.SchedEntity
 	sys *System
@@ -83,9 +85,13 @@ func WithCPU(cpu int) TaskOption {
 // WithParent makes the task a child of p: it is made on p's CPU and
 // inherits p's waker statistics (last_wakee, wakee_flips and their decay
 // stamp; fork copies the task struct and does not reset them) and p's
-// allowed CPUs unless WithAllowed says otherwise.
+// allowed CPUs unless WithAllowed says otherwise. p must be a task of the
+// same System (ErrForeignTask), not nil (ErrNilTask).
 func WithParent(p *Task) TaskOption {
 	return func(c *taskConfig) error {
+		if p == nil {
+			return fmt.Errorf("%w: WithParent(nil)", ErrNilTask)
+		}
 		c.parent = p
 		return nil
 	}
@@ -105,7 +111,10 @@ func WithAllowed(cpus ...int) TaskOption {
 // NewTask makes se a task of the System, not yet started: WakeUpNew
 // places and enqueues it. The System takes se's data slot (SetData) to
 // find the task of an entity; use the Task's SetData instead. se must be
-// fresh: never enqueued anywhere.
+// fresh: never enqueued anywhere, no task yet (ErrTaskState); nil is
+// eevdf.ErrNilEntity. A nil option, a CPU that is not one (ErrBadCPU), a
+// parent of another System (ErrForeignTask) are refused; on error the
+// System is unchanged.
 func (s *System) NewTask(se *eevdf.SchedEntity, opts ...TaskOption) (*Task, error) {
 	if se == nil {
 		return nil, eevdf.ErrNilEntity
@@ -114,7 +123,10 @@ func (s *System) NewTask(se *eevdf.SchedEntity, opts ...TaskOption) (*Task, erro
 		return nil, fmt.Errorf("%w: %s is not a fresh entity", ErrTaskState, se.Name())
 	}
 	c := taskConfig{}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: task option %d is nil", ErrBadOption, i)
+		}
 		if err := o(&c); err != nil {
 			return nil, err
 		}
@@ -161,12 +173,34 @@ func taskOf(se *eevdf.SchedEntity) *Task {
 	return t
 }
 
-// Entity returns the task's scheduling entity.
-func (t *Task) Entity() *eevdf.SchedEntity { return t.se }
+// ownTask returns the Task of an entity if it is a task of s: nil for nil,
+// for an entity that is no task, and for a task of another System (an
+// entity enqueued behind the System's back, which Check reports).
+func (s *System) ownTask(se *eevdf.SchedEntity) *Task {
+	if t := taskOf(se); t != nil && t.sys == s {
+		return t
+	}
+	return nil
+}
 
-// Name returns the entity's name.
-func (t *Task) Name() string { return t.se.Name() }
+// Entity returns the task's scheduling entity (nil for a nil Task).
+func (t *Task) Entity() *eevdf.SchedEntity {
+	if t == nil {
+		return nil
+	}
+	return t.se
+}
 
+// Name returns the entity's name ("" for a nil Task).
+func (t *Task) Name() string {
+	if t == nil {
+		return ""
+	}
+	return t.se.Name()
+}
+
+// String returns the entity's name, or "<idle>" for a nil Task: the idle
+// task, as Curr and Schedule report it.
 func (t *Task) String() string {
 	if t == nil {
 		return "<idle>"
@@ -174,44 +208,92 @@ func (t *Task) String() string {
 	return t.se.Name()
 }
 
-// ID returns the task's index in creation order.
-func (t *Task) ID() int { return t.id }
+// ID returns the task's index in creation order (−1 for a nil Task).
+func (t *Task) ID() int {
+	if t == nil {
+		return -1
+	}
+	return t.id
+}
 
-// CPU returns task_cpu: the CPU the task runs or is queued on, or last ran on.
-func (t *Task) CPU() int { return t.cpu }
+// CPU returns task_cpu: the CPU the task runs or is queued on, or last ran
+// on (−1 for a nil Task).
+func (t *Task) CPU() int {
+	if t == nil {
+		return -1
+	}
+	return t.cpu
+}
 
-// RecentUsedCPU returns recent_used_cpu.
-func (t *Task) RecentUsedCPU() int { return t.recent }
+// RecentUsedCPU returns recent_used_cpu (−1 for a nil Task).
+func (t *Task) RecentUsedCPU() int {
+	if t == nil {
+		return -1
+	}
+	return t.recent
+}
 
-// Allowed returns the task's allowed CPUs (do not modify).
-func (t *Task) Allowed() *topology.Mask { return t.allowed }
+// Allowed returns the task's allowed CPUs (do not modify; nil for a nil
+// Task).
+func (t *Task) Allowed() *topology.Mask {
+	if t == nil {
+		return nil
+	}
+	return t.allowed
+}
 
 // Migrations returns se.nr_migrations: the CPU changes of the task.
-func (t *Task) Migrations() uint64 { return t.migrations }
+func (t *Task) Migrations() uint64 {
+	if t == nil {
+		return 0
+	}
+	return t.migrations
+}
 
 // Placement returns the rule that chose the task's CPU at its last
-// wakeup or fork.
-func (t *Task) Placement() Rule { return t.placed }
+// wakeup or fork (RuleInPlace, the zero Rule, before the first and for a
+// nil Task).
+func (t *Task) Placement() Rule {
+	if t == nil {
+		return 0
+	}
+	return t.placed
+}
 
 // WakeeFlips returns wakee_flips, the waker statistic of wake_wide.
-func (t *Task) WakeeFlips() uint32 { return t.wakee.flips }
+func (t *Task) WakeeFlips() uint32 {
+	if t == nil {
+		return 0
+	}
+	return t.wakee.flips
+}
 
 // Runnable reports whether the task is queued or running (not asleep, not
 // new, not dead).
-func (t *Task) Runnable() bool { return t.state == taskRunnable }
+func (t *Task) Runnable() bool { return t != nil && t.state == taskRunnable }
 
 // Sleeping reports whether the task is blocked (possibly still queued as
 // delayed).
-func (t *Task) Sleeping() bool { return t.state == taskSleeping }
+func (t *Task) Sleeping() bool { return t != nil && t.state == taskSleeping }
 
 // Dead reports whether the task has exited.
-func (t *Task) Dead() bool { return t.state == taskDead }
+func (t *Task) Dead() bool { return t != nil && t.state == taskDead }
 
-// SetData attaches a value of the caller's to the task.
-func (t *Task) SetData(v any) { t.data = v }
+// SetData attaches a value of the caller's to the task (on a nil Task it
+// does nothing).
+func (t *Task) SetData(v any) {
+	if t != nil {
+		t.data = v
+	}
+}
 
-// Data returns the value given to SetData.
-func (t *Task) Data() any { return t.data }
+// Data returns the value given to SetData (nil for a nil Task).
+func (t *Task) Data() any {
+	if t == nil {
+		return nil
+	}
+	return t.data
+}
 
 // allowedOn is cpumask_test_cpu(cpu, p->cpus_ptr).
 func (t *Task) allowedOn(cpu int) bool { return t.allowed.Test(cpu) }

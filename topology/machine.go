@@ -65,8 +65,11 @@ var (
 // only group LLCs, and the scheduler sees them as the groups of its top
 // domain when there is more than one LLC.
 type Machine struct {
-	Packages, LLCsPerPackage, CoresPerLLC, ThreadsPerCore int
-	Numbering                                             Numbering
+	Packages       int       // sockets, at least 1
+	LLCsPerPackage int       // last-level caches of each package, at least 1
+	CoresPerLLC    int       // cores sharing each LLC, at least 1
+	ThreadsPerCore int       // SMT threads of each core, at least 1 (1: no SMT)
+	Numbering      Numbering // how the CPUs are numbered (default Linear)
 }
 
 // NumCPUs returns the number of CPUs of a valid machine.
@@ -118,7 +121,10 @@ func (m Machine) Validate() error {
 // across LLCs; both number their units in ascending order of the unit's
 // first CPU, under either numbering.
 type Coords struct {
-	Package, LLC, Core, Thread int
+	Package int // the package (socket), 0..Packages−1
+	LLC     int // the LLC across the machine, 0..Packages·LLCsPerPackage−1
+	Core    int // the core across the machine, 0..LLCs·CoresPerLLC−1
+	Thread  int // the SMT thread within the core, 0..ThreadsPerCore−1
 }
 
 // coords returns the place of cpu (0 ≤ cpu < NumCPUs) in a valid m.
