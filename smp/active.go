@@ -100,6 +100,7 @@ func (s *System) activeLoadBalanceCPUStop(busiest int) {
 		}
 	}
 	b.activeBalance = false
+	s.event(Event{Kind: EventActive, CPU: busiest, Busiest: busiest, Target: target, Task: p})
 	if p != nil {
 		s.rq(target)
 		s.attachTask(p)

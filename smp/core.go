@@ -131,6 +131,15 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 	case taskNew, taskDead:
 		return -1
 	}
+	if waker != nil {
+		return s.tryToWakeUp(t, waking{cpu: waker.cpu, curr: waker}, wf)
+	}
+	return s.tryToWakeUp(t, s.current(t.cpu), wf)
+}
+
+// tryToWakeUp is TryToWakeUp of a sleeping task t run in the waking
+// context w.
+func (s *System) tryToWakeUp(t *Task, w waking, wf eevdf.WakeFlags) int {
 	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
 	t.state = taskRunnable
 	s.stats.Wakeups++
@@ -144,12 +153,6 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 		s.stats.Placed[RuleInPlace]++
 		t.placed = RuleInPlace
 		return t.cpu
-	}
-	var w waking
-	if waker != nil {
-		w = waking{cpu: waker.cpu, curr: waker}
-	} else {
-		w = s.current(t.cpu)
 	}
 	s.affinePull = false
 	cpu, rule := s.selectTaskRq(t, t.wakeCPU, &wf, w)

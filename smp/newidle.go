@@ -59,6 +59,7 @@ func (s *System) newidleWalk(cpu int, nextBalance *uint64) int {
 				draw := uint64(c.rng.next() % 1024)
 				weight = 1 + d.newidleRatio
 				if draw > weight {
+					s.event(Event{Kind: EventNewidleSkip, CPU: cpu, Level: sd.Kind(), Draw: uint32(draw)})
 					s.updateNewidleStats(d, 0)
 					s.stats.NewidleSkips++
 					continue

@@ -61,6 +61,10 @@ type config struct {
 	tickNsec uint64
 	cost     NewidleCost
 	rqOpts   []eevdf.Option
+
+	jiffies0  uint64 // WithJiffies0
+	baseSlice uint64 // WithBaseSlice: normalized, ns
+	events    bool   // WithEvents
 }
 
 // NewidleCost is the cost model of newly idle balancing (KERNEL-SPEC-SMP
@@ -175,7 +179,11 @@ type System struct {
 
 	now     uint64 // the simulated time: every rq's clock, lazily set
 	epoch   uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
-	jiffies uint64 // ⌊now / TICK_NSEC⌋
+	jiffies uint64 // jiffies0 + ⌊now / TICK_NSEC⌋
+
+	jiffies0    uint64  // the jiffies at time 0 (WithJiffies0)
+	traceEvents bool    // WithEvents: record events
+	events      []Event // the balancing trace since ClearEvents
 
 	cpus   []cpuState
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
@@ -273,7 +281,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil topology", ErrBadOption)
 	}
-	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec, cost: DefaultNewidleCost}
+	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec, cost: DefaultNewidleCost, baseSlice: topology.NormalizedBaseSlice}
 	for _, o := range opts {
 		if err := o(&c); err != nil {
 			return nil, err
@@ -295,6 +303,10 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		cost:     c.cost,
 		lbCpus:   t.NewMask(),
 		swbCpus:  t.NewMask(),
+
+		jiffies0:    c.jiffies0,
+		jiffies:     c.jiffies0,
+		traceEvents: c.events,
 	}
 	s.nohzState.idle = t.NewMask()
 	s.work.init(n)
@@ -312,7 +324,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	base := []eevdf.Option{
 		eevdf.WithFeatures(c.feat),
 		eevdf.WithPELT(n > 1),
-		eevdf.WithScaledBaseSlice(topology.NormalizedBaseSlice, n),
+		eevdf.WithScaledBaseSlice(c.baseSlice, n),
 		eevdf.WithTickNsec(c.tickNsec),
 	}
 	for i := range s.cpus {
@@ -405,7 +417,7 @@ func (s *System) SetClock(now uint64) error {
 		s.work.begin(now)
 	}
 	s.now = now
-	s.jiffies = now / s.tickNsec
+	s.jiffies = s.jiffies0 + now/s.tickNsec
 	return nil
 }
 
