@@ -232,6 +232,11 @@ type cpuState struct {
 	hLoad           uint64
 	lastHLoadUpdate uint64
 
+	// leaf: the root cfs_rq is on the CPU's leaf list (rq->leaf_cfs_rq_list),
+	// the list blocked-load updates walk: added by an enqueue, removed by
+	// a blocked-load update that finds the queue empty and fully decayed.
+	leaf bool
+
 	stopped       bool   // the CPU stopper preempted the running task; __schedule is due
 	nextBalance   uint64 // rq->next_balance (jiffies)
 	idleBalance   bool   // rq->idle_balance: idle_cpu at the last tick
@@ -534,6 +539,7 @@ func (s *System) llcOf(cpu int) *llcState {
 // a CPU whose nr_running rose from below 2 to 2 or more marks the root
 // domain overloaded.
 func (s *System) addNrRunning(cpu, before int) {
+	s.cpus[cpu].leaf = true // enqueue_entity lists the queue it fills
 	if before < 2 && s.cpus[cpu].rq.NrRunning() >= 2 {
 		s.overloaded = true
 	}
