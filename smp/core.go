@@ -263,9 +263,9 @@ func (s *System) Schedule(cpu int) *Task {
 // the idle task ran (after the CPU stopper ran, neither did).
 func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	rq := s.rq(cpu)
-	next := rq.PickTask()
+	next := s.pickTask(cpu)
 	for next == nil && s.newidleBalance(cpu) > 0 {
-		next = rq.PickTask()
+		next = s.pickTask(cpu)
 	}
 	if next != nil {
 		_ = rq.SetNext(next) // a pick is never delayed
@@ -282,6 +282,19 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 		s.idleEntry(cpu)
 	}
 	return taskOf(next)
+}
+
+// pickTask is pick_task_fair on cpu. The delayed dequeues the pick
+// completes are dequeues: one that leaves only SCHED_IDLE tasks where
+// there were others brings the CPU's next balance forward (dequeued).
+func (s *System) pickTask(cpu int) *eevdf.SchedEntity {
+	was := s.schedIdleRq(cpu)
+	n := s.cpus[cpu].rq.NrRunning()
+	next := s.cpus[cpu].rq.PickTask()
+	if s.cpus[cpu].rq.NrRunning() != n {
+		s.dequeued(cpu, was)
+	}
+	return next
 }
 
 // Exec is sched_exec for cpu's running task: its CPU selected with WF_EXEC
