@@ -126,6 +126,37 @@ func TestSMPFirstDifferenceSeesEveryField(t *testing.T) {
 	}
 }
 
+// Parse hands a file with a machine line to ParseSMP, and Replay with
+// JSONWriter prints exactly what ReplaySMP prints: the replay command
+// needs no change to replay multi-CPU files.
+func TestParseRoutesMultiCPUScenarios(t *testing.T) {
+	path := "testdata/smp/smp-ops-006.txt"
+	sc, err := Parse(bytes.NewReader(mustRead(t, path)), "smp-ops-006.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.SMP == nil || sc.SMP.Machine.CoresPerLLC != 2 || sc.HZ != 250 {
+		t.Fatalf("Parse did not read the multi-CPU header: %+v", sc)
+	}
+	var viaReplay, direct bytes.Buffer
+	if err := Replay(sc, Options{}, JSONWriter(&viaReplay)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReplaySMP(sc.SMP, SMPOptions{}, SMPJSONWriter(&direct)); err != nil {
+		t.Fatal(err)
+	}
+	if viaReplay.Len() == 0 || !bytes.Equal(viaReplay.Bytes(), direct.Bytes()) {
+		t.Errorf("Replay printed %d bytes, ReplaySMP %d, and they differ", viaReplay.Len(), direct.Len())
+	}
+	if _, err := NewReplayer(sc, Options{}); err == nil {
+		t.Error("NewReplayer accepted a multi-CPU scenario")
+	}
+	var table bytes.Buffer
+	if err := Replay(sc, Options{}, NewTableWriter(&table, sc).Write); !errors.Is(err, errSMPOutput) {
+		t.Errorf("the table writer took a multi-CPU result: %v", err)
+	}
+}
+
 func TestParseSMPErrors(t *testing.T) {
 	const head = "machine 1 1 2 1\ntask A\ntask B cpus=1\n"
 	for _, tc := range []struct{ name, in, want string }{
