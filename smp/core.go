@@ -254,9 +254,11 @@ func (s *System) Schedule(cpu int) *Task {
 		return nil
 	}
 	c := &s.cpus[cpu]
-	prevIdle := c.rq.Curr() == nil && !c.stopped
-	c.stopped = false
-	return s.schedule(cpu, prevIdle)
+	if c.stopped {
+		c.stopped = false
+		return s.scheduleAfterStop(cpu)
+	}
+	return s.schedule(cpu, c.rq.Curr() == nil)
 }
 
 // schedule is Schedule with the previous task's kind given: prevIdle says
