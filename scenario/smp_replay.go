@@ -208,8 +208,8 @@ func (r *SMPReplayer) apply(op SMPOp) (prev, chosen int, err error) {
 	}
 	sys.ClearEvents()
 	var t *smp.Task
-	if op.Task >= 0 {
-		if op.Task >= len(r.tasks) {
+	if op.Kind == SMPNew || op.Kind == SMPWakeup {
+		if op.Task < 0 || op.Task >= len(r.tasks) {
 			return prev, chosen, fmt.Errorf("%s: task reference %d outside the %d declared tasks", op.Kind, op.Task, len(r.tasks))
 		}
 		t = r.tasks[op.Task]

@@ -201,11 +201,15 @@ func TestSMPReplayErrors(t *testing.T) {
 		{"yield on an idle CPU", "machine 1 1 2 1\ntask A\n5 yield 0\n", "f:3:1: smp: the CPU is idle"},
 		{"sync wakeup from an idle CPU", "machine 1 1 2 1\ntask A\n5 new A\n5 schedule 0\n6 sleep 0\n7 wakeup A from 1 sync\n", "f:6:1: smp: the CPU is idle: a sync wakeup"},
 		{"wakeup of a runnable task", "machine 1 1 2 1\ntask A\n5 new A\n6 wakeup A\n", "f:4:1: wakeup A: the task is not asleep"},
+		{"a new without a task (built by hand)", "machine 1 1 2 1\ntask A\n5 schedule 0\n", "f:3:1: new: task reference -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sc, err := ParseSMP(strings.NewReader(tc.in), "f")
 			if err != nil {
 				t.Fatal(err)
+			}
+			if strings.Contains(tc.name, "by hand") {
+				sc.Ops[0].Kind = SMPNew
 			}
 			err = ReplaySMP(sc, SMPOptions{}, func(*SMPResult) error { return nil })
 			var pe *Error
@@ -214,4 +218,45 @@ func TestSMPReplayErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Any input either parses or fails with an *Error; a parsed scenario
+// replays until an operation its state refuses (an *Error), with the
+// System's invariants holding after every operation. Nothing panics.
+func FuzzSMPScenario(f *testing.F) {
+	f.Add([]byte("machine 1 1 2 2\nseed 7\nfeatures NO_NI_RANDOM\ntask A\ntask B\n1000000 new A on 0\n1000000 schedule 0\n1000000 new B on 0\n1000000 schedule 1\n2000000 tick\n3000000 tick\n4000000 tick\n5000000 tick\n6000000 tick\n7000000 tick\n8000000 tick\n9000000 tick\n16000000 tick\n16000000 schedule 2\n"))
+	f.Add([]byte("machine 1 1 2 1\nhz 250\njiffies0 4294667296\nbase_slice 3000000\nnewidle_cost 20000 1000 5000\ntask T0 nice=10 slice=100000\ntask T1 policy=idle cpus=0-1\ntask T2 policy=batch cpus=1\n1000000 new T0 on 1\n1000000 new T1\n1000000 schedule 0\n1000000 schedule 1\n1500000 new T2 on 0\n2000000 sleep 0\n2000000 wakeup T0 from 0\n2500000 wakeup T1 from 1 sync\n4000000 tick 1\n4000000 balance 0\n4000000 yield 1\n5000000 sleep 1\n6000000 wakeup T2\n8000000 tick\n"))
+	f.Add([]byte("machine 2 1 1 1\ntask A cpus=1\n1 new A on 0\n2 schedule 1\n3 sleep 1\n4 wakeup A from 0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<14 {
+			return
+		}
+		sc, err := ParseSMP(bytes.NewReader(data), "fuzz")
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("parse error is not an *Error: %v", err)
+			}
+			return
+		}
+		if len(sc.Ops) > 2000 {
+			return
+		}
+		r, err := NewSMPReplayer(sc, SMPOptions{})
+		if err != nil {
+			return
+		}
+		for !r.Done() {
+			if _, err := r.Step(); err != nil {
+				var e *Error
+				if !errors.As(err, &e) {
+					t.Fatalf("replay error is not an *Error: %v", err)
+				}
+				return
+			}
+			if err := r.System().Check(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
 }
