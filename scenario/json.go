@@ -17,6 +17,9 @@ import (
 // tg_load_avg, tg_runnable_avg) and a root object closes the line (load,
 // nr_queued and the averages). Integers are exact decimal.
 func (res *Result) AppendJSON(b []byte) []byte {
+	if res.smp != nil {
+		return res.smp.AppendJSON(b) // a multi-CPU scenario's line
+	}
 	b = append(b, `{"i":`...)
 	b = strconv.AppendInt(b, int64(res.I), 10)
 	b = append(b, `,"t":`...)

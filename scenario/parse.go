@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strconv"
@@ -24,13 +25,18 @@ func Parse(r io.Reader, name string) (*Scenario, error) {
 		HZ:         1000,
 		CgroupMode: eevdf.ModeConcur,
 	}, index: map[string]int{}, groups: map[string]int{}}
-	sc := bufio.NewScanner(r)
+	rec := &headerRecorder{r: r, on: true}
+	sc := bufio.NewScanner(rec)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	for sc.Scan() {
 		p.line++
 		if err := p.parseLine(sc.Text()); err != nil {
+			if err == errMachine {
+				return parseSMPScenario(io.MultiReader(bytes.NewReader(rec.buf), r), name)
+			}
 			return nil, err
 		}
+		rec.on = !p.ops
 	}
 	if err := sc.Err(); err != nil {
 		if err == bufio.ErrTooLong {
@@ -143,6 +149,8 @@ func (p *parser) parseLine(line string) error {
 		}
 		p.sc.CgroupMode, p.sc.HasGroups = m, true
 		return nil
+	case "machine":
+		return errMachine // a multi-CPU scenario: Parse hands it to ParseSMP
 	case "online_cpus":
 		n, err := p.oneNumber(ws, 1, 1<<16)
 		if err != nil {

@@ -43,6 +43,8 @@ type Result struct {
 	Root RootState
 
 	hasGroups, pelt, peltRaw bool
+
+	smp *SMPResult // a multi-CPU scenario's result, which Replay passes on
 }
 
 // GroupResult is one declared group's state in a Result.
@@ -107,6 +109,9 @@ type Replayer struct {
 // NewReplayer creates the runqueue and the declared tasks: the header
 // applies first, then every declaration.
 func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
+	if sc.SMP != nil {
+		return nil, &Error{File: sc.Name, Pos: Pos{1, 1}, Msg: "a multi-CPU scenario (machine line): replay it with NewSMPReplayer(sc.SMP, …) or Replay"}
+	}
 	feat := sc.Features
 	if opt.Features != nil {
 		feat = *opt.Features
@@ -405,6 +410,9 @@ func (r *Replayer) fill(i int, op Op) {
 // *Error) or the first error emit returns; the results before it have
 // been emitted.
 func Replay(sc *Scenario, opt Options, emit func(*Result) error) error {
+	if sc.SMP != nil {
+		return replaySMPResults(sc.SMP, opt, emit)
+	}
 	r, err := NewReplayer(sc, opt)
 	if err != nil {
 		return err

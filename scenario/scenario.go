@@ -58,6 +58,11 @@ type Scenario struct {
 	// HasGroups is set by a group or cgroup_mode line: the output then
 	// carries each task's group and h_weight and the groups' state.
 	HasGroups bool
+
+	// SMP is set when the file is a multi-CPU scenario (a machine line in
+	// its header): Parse read it with ParseSMP, Replay replays it on
+	// package smp, and the fields above hold only Name, Features and HZ.
+	SMP *SMPScenario
 }
 
 // Group is a task group declaration: `group NAME [parent=P] [weight=W |

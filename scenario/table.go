@@ -63,6 +63,9 @@ func orDash(s string) string {
 
 // Write adds the rows of one result; it is an emit function for Replay.
 func (t *TableWriter) Write(res *Result) error {
+	if res.smp != nil {
+		return errSMPOutput
+	}
 	if !t.based {
 		t.base, t.based = res.V, true
 	}

@@ -88,6 +88,9 @@ func (t *TraceWriter) closeSlice(ts uint64) {
 
 // Write adds one result; it is an emit function for Replay.
 func (t *TraceWriter) Write(res *Result) error {
+	if res.smp != nil {
+		return errSMPOutput
+	}
 	if !t.based {
 		t.base, t.based = res.V, true
 	}

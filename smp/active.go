@@ -62,6 +62,12 @@ func (s *System) runPending() {
 func (s *System) activeLoadBalanceCPUStop(busiest int) {
 	b := &s.cpus[busiest]
 	rq := s.rq(busiest)
+	// The stop task is enqueued on busiest first (add_nr_running): a CPU
+	// with one task reaches two runnable tasks, which marks the root
+	// domain overloaded like any other rise to two.
+	if rq.NrRunning() == 1 {
+		s.overloaded = true
+	}
 	if rq.Curr() != nil {
 		rq.PutPrev() // the stopper runs: the task it preempts is queued again
 	} else {
@@ -100,6 +106,7 @@ func (s *System) activeLoadBalanceCPUStop(busiest int) {
 		}
 	}
 	b.activeBalance = false
+	s.event(Event{Kind: EventActive, CPU: busiest, Busiest: busiest, Target: target, Task: p})
 	if p != nil {
 		s.rq(target)
 		s.attachTask(p)

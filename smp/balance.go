@@ -600,6 +600,9 @@ func (s *System) balanceRQ(this int, sd *topology.Domain, idle cpuIdleType, cont
 	moved := 0
 	busiest := -1
 	activeKicked := false
+	if s.traceEvents {
+		defer func() { s.lbEvent(this, &env, busiest, moved) }()
+	}
 redo:
 	if !s.shouldWeBalance(&env) {
 		*continueBalancing = false
@@ -665,6 +668,7 @@ redo:
 				bc.activeBalance = true
 				bc.pushCPU = this
 				s.deferred.stoppers = append(s.deferred.stoppers, busiest)
+				s.event(Event{Kind: EventActiveKick, CPU: this, Busiest: busiest, Target: this})
 				activeKicked = true
 				s.stats.ActiveKicks++
 			}

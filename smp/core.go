@@ -284,7 +284,9 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 	return cpu
 }
 
-// tryToWakeUp is TryToWakeUp with its error.
+// tryToWakeUp is TryToWakeUp with its error: it checks t and the waker,
+// then wakes t in the waker's context (the waker's CPU and task, or the
+// sleeper's CPU and whatever runs there for a timer).
 func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
 	if err := s.own(t); err != nil {
 		return -1, err
@@ -298,6 +300,16 @@ func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
 	case taskNew, taskDead:
 		return -1, stateErr(t)
 	}
+	if waker != nil {
+		return s.wakeSleeping(t, waking{cpu: waker.cpu, curr: waker}, wf), nil
+	}
+	return s.wakeSleeping(t, s.current(t.cpu), wf), nil
+}
+
+// wakeSleeping is try_to_wake_up of a sleeping task t run in the waking
+// context w: a delayed task is requeued in place, any other is placed by
+// select_task_rq_fair, migrated if its CPU changes, enqueued and checked.
+func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
 	t.state = taskRunnable
 	s.stats.Wakeups++
@@ -310,13 +322,7 @@ func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
 		}
 		s.stats.Placed[RuleInPlace]++
 		t.placed = RuleInPlace
-		return t.cpu, nil
-	}
-	var w waking
-	if waker != nil {
-		w = waking{cpu: waker.cpu, curr: waker}
-	} else {
-		w = s.current(t.cpu)
+		return t.cpu
 	}
 	s.affinePull = false
 	cpu, rule := s.selectTaskRq(t, t.wakeCPU, &wf, w)
@@ -340,7 +346,7 @@ func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
 	s.addNrRunning(cpu, before)
 	rq.WakeupPreempt(t.se, wf)
 	s.markResched(cpu)
-	return cpu, nil
+	return cpu
 }
 
 // Block puts cpu's running task to sleep (dequeue with DEQUEUE_SLEEP, which
@@ -427,18 +433,20 @@ func (s *System) Schedule(cpu int) *Task {
 // scheduleCPU is Schedule on a valid CPU id.
 func (s *System) scheduleCPU(cpu int) *Task {
 	c := &s.cpus[cpu]
-	prevIdle := c.rq.Curr() == nil && !c.stopped
-	c.stopped = false
-	return s.schedule(cpu, prevIdle)
+	if c.stopped {
+		c.stopped = false
+		return s.scheduleAfterStop(cpu)
+	}
+	return s.schedule(cpu, c.rq.Curr() == nil)
 }
 
 // schedule is Schedule with the previous task's kind given: prevIdle says
 // the idle task ran (after the CPU stopper ran, neither did).
 func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	rq := s.rq(cpu)
-	next := rq.PickTask()
+	next := s.pickTask(cpu)
 	for next == nil && s.newidleBalance(cpu) > 0 {
-		next = rq.PickTask()
+		next = s.pickTask(cpu)
 	}
 	if next != nil {
 		_ = rq.SetNext(next) // a pick is never delayed
@@ -455,6 +463,19 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 		s.idleEntry(cpu)
 	}
 	return s.ownTask(next)
+}
+
+// pickTask is pick_task_fair on cpu. The delayed dequeues the pick
+// completes are dequeues: one that leaves only SCHED_IDLE tasks where
+// there were others brings the CPU's next balance forward (dequeued).
+func (s *System) pickTask(cpu int) *eevdf.SchedEntity {
+	was := s.schedIdleRq(cpu)
+	n := s.cpus[cpu].rq.NrRunning()
+	next := s.cpus[cpu].rq.PickTask()
+	if s.cpus[cpu].rq.NrRunning() != n {
+		s.dequeued(cpu, was)
+	}
+	return next
 }
 
 // Exec is sched_exec for cpu's running task: its CPU selected with WF_EXEC

@@ -289,6 +289,76 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 			_, err = c.TryToWakeUp(dead, nil, 0)
 			wantErr(t, "Checked().TryToWakeUp(dead)", err, ErrExited, dead.Name())
 		},
+		"WithJiffies0": func(t *testing.T) {
+			if err := newWith(WithJiffies0(^uint64(0))); err != nil {
+				t.Errorf("WithJiffies0(max): %v", err)
+			}
+		},
+		"WithBaseSlice": func(t *testing.T) {
+			wantErr(t, "WithBaseSlice(0)", newWith(WithBaseSlice(0)), ErrBadOption, "base slice of 0")
+		},
+		"WithEvents": func(t *testing.T) {
+			if err := newWith(WithEvents(true)); err != nil {
+				t.Errorf("WithEvents(true): %v", err)
+			}
+		},
+		"EventKind.String": func(t *testing.T) {
+			if EventKind(200).String() == "" {
+				t.Error("an unknown EventKind prints as nothing")
+			}
+		},
+		"System.Events": func(t *testing.T) {
+			if len(s.Events()) != 0 {
+				t.Error("a System without WithEvents recorded events")
+			}
+		},
+		"System.ClearEvents": func(t *testing.T) { s.ClearEvents() },
+		"System.Domain": func(t *testing.T) {
+			if s.Domain(nil) != (DomainInfo{}) {
+				t.Error("Domain(nil) is not the zero DomainInfo")
+			}
+		},
+		"System.NextBalance": func(t *testing.T) {
+			if s.NextBalance(-1) != 0 || s.NextBalance(n) != 0 {
+				t.Error("NextBalance of no CPU is not 0")
+			}
+		},
+		"System.Fork": func(t *testing.T) {
+			se, _ := eevdf.NewEntity("fork")
+			_, err := s.Fork(se, -1)
+			wantErr(t, "Fork(se, -1)", err, ErrBadCPU, "-1")
+			_, err = s.Fork(se, n)
+			wantErr(t, "Fork(se, N)", err, ErrBadCPU, "4")
+			_, err = s.Fork(nil, 0)
+			wantErr(t, "Fork(nil, 0)", err, eevdf.ErrNilEntity, "")
+		},
+		"System.TryToWakeUpFrom": func(t *testing.T) {
+			_, err := s.TryToWakeUpFrom(nil, 0, 0)
+			wantErr(t, "TryToWakeUpFrom(nil)", err, ErrNilTask, "")
+			_, err = s.TryToWakeUpFrom(foreign, 0, 0)
+			wantErr(t, "TryToWakeUpFrom(foreign)", err, ErrForeignTask, foreign.Name())
+			_, err = s.TryToWakeUpFrom(sleeping, -1, 0)
+			wantErr(t, "TryToWakeUpFrom(sleeping, -1)", err, ErrBadCPU, "-1")
+			_, err = s.TryToWakeUpFrom(sleeping, n, 0)
+			wantErr(t, "TryToWakeUpFrom(sleeping, N)", err, ErrBadCPU, "4")
+			for _, tk := range []*Task{fresh, running, dead} {
+				_, err = s.TryToWakeUpFrom(tk, 0, 0)
+				wantErr(t, "TryToWakeUpFrom("+tk.Name()+")", err, ErrTaskState, tk.Name())
+			}
+			_, err = s.TryToWakeUpFrom(sleeping, 3, eevdf.WFSync)
+			wantErr(t, "TryToWakeUpFrom(sleeping, idle, sync)", err, ErrIdle, "CPU 3")
+		},
+		"System.Balance": func(t *testing.T) {
+			wantErr(t, "Balance(-1)", s.Balance(-1), ErrBadCPU, "-1")
+			wantErr(t, "Balance(N)", s.Balance(n), ErrBadCPU, "4")
+		},
+		"System.Yield": func(t *testing.T) {
+			_, err := s.Yield(-1)
+			wantErr(t, "Yield(-1)", err, ErrBadCPU, "-1")
+			_, err = s.Yield(3)
+			wantErr(t, "Yield(idle)", err, ErrIdle, "CPU 3")
+		},
+		"System.RunStoppers": func(t *testing.T) { s.RunStoppers() },
 	}
 	// Methods without input: called, they must not panic or fail.
 	for _, name := range []string{"System.Topology", "System.NumCPUs", "System.Features", "System.Nohz",

@@ -32,7 +32,10 @@ func (s *System) moved(t *Task, cpu int) {
 // attachTask enqueues it.
 func (s *System) detachTask(t *Task, dst int) {
 	// The caller only detaches queued tasks that do not run.
-	_ = s.rq(t.cpu).DetachTask(t.se)
+	src := t.cpu
+	was := s.schedIdleRq(src)
+	_ = s.rq(src).DetachTask(t.se)
+	s.dequeued(src, was) // deactivate_task is a dequeue like any other
 	s.moved(t, dst)
 }
 

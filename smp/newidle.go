@@ -59,6 +59,7 @@ func (s *System) newidleWalk(cpu int, nextBalance *uint64) int {
 				draw := uint64(c.rng.next() % 1024)
 				weight = 1 + d.newidleRatio
 				if draw > weight {
+					s.event(Event{Kind: EventNewidleSkip, CPU: cpu, Level: sd.Kind(), Draw: uint32(draw)})
 					s.updateNewidleStats(d, 0)
 					s.stats.NewidleSkips++
 					continue
@@ -152,7 +153,21 @@ func (s *System) updateNewidleStats(d *domState, success uint64) {
 func (s *System) updateBlockedAverages(cpu int) {
 	c := &s.cpus[cpu]
 	c.lastBlockedLoadUpdateTick = s.jiffies
-	if !s.rq(cpu).UpdateBlockedAverages() {
+	rq := s.rq(cpu)
+	if !c.leaf {
+		// The walk covers only the queues on the leaf list: a root queue
+		// never filled, or taken off the list once fully decayed, keeps
+		// its stale last_update_time (a listed group queue always has its
+		// parents listed, so none is listed either).
+		c.hasBlockedLoad = false
+		return
+	}
+	if !rq.UpdateBlockedAverages() {
 		c.hasBlockedLoad = false // only a CPU entering idle sets it
+	}
+	// cfs_rq_is_decayed: no weight queued and every PELT sum at zero; the
+	// kernel then takes the queue off the leaf list.
+	if a := rq.Avg(); rq.Load() == 0 && a.LoadSum == 0 && a.RunnableSum == 0 && a.UtilSum == 0 {
+		c.leaf = false
 	}
 }

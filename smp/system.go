@@ -73,6 +73,10 @@ type config struct {
 	tickNsec uint64
 	cost     NewidleCost
 	rqOpts   []eevdf.Option
+
+	jiffies0  uint64 // WithJiffies0
+	baseSlice uint64 // WithBaseSlice: normalized, ns
+	events    bool   // WithEvents
 }
 
 // NewidleCost is the cost model of newly idle balancing (KERNEL-SPEC-SMP
@@ -207,9 +211,13 @@ type System struct {
 	hz       uint64 // jiffies per second
 
 	now      uint64 // the simulated time: every rq's clock, lazily set
-	nextTick uint64 // the first tick instant Advance has not run, in jiffies
+	nextTick uint64 // the first tick instant Advance has not run, in ticks since time 0
 	epoch    uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
-	jiffies  uint64 // ⌊now / TICK_NSEC⌋
+	jiffies  uint64 // jiffies0 + ⌊now / TICK_NSEC⌋
+
+	jiffies0    uint64  // the jiffies at time 0 (WithJiffies0)
+	traceEvents bool    // WithEvents: record events
+	events      []Event // the balancing trace since ClearEvents
 
 	cpus   []cpuState
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
@@ -257,6 +265,11 @@ type cpuState struct {
 	// to its load_avg at most once per jiffy.
 	hLoad           uint64
 	lastHLoadUpdate uint64
+
+	// leaf: the root cfs_rq is on the CPU's leaf list (rq->leaf_cfs_rq_list),
+	// the list blocked-load updates walk: added by an enqueue, removed by
+	// a blocked-load update that finds the queue empty and fully decayed.
+	leaf bool
 
 	stopped       bool   // the CPU stopper preempted the running task; __schedule is due
 	nextBalance   uint64 // rq->next_balance (jiffies)
@@ -309,7 +322,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	if t == nil {
 		return nil, fmt.Errorf("%w: nil topology", ErrBadOption)
 	}
-	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec, cost: DefaultNewidleCost}
+	c := config{feat: features.Default(), tickNsec: eevdf.DefaultTickNsec, cost: DefaultNewidleCost, baseSlice: topology.NormalizedBaseSlice}
 	for i, o := range opts {
 		if o == nil {
 			return nil, fmt.Errorf("%w: option %d is nil", ErrBadOption, i)
@@ -334,6 +347,10 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		cost:     c.cost,
 		lbCpus:   t.NewMask(),
 		swbCpus:  t.NewMask(),
+
+		jiffies0:    c.jiffies0,
+		jiffies:     c.jiffies0,
+		traceEvents: c.events,
 	}
 	s.nohzState.idle = t.NewMask()
 	s.work.init(n)
@@ -351,7 +368,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	base := []eevdf.Option{
 		eevdf.WithFeatures(c.feat),
 		eevdf.WithPELT(n > 1),
-		eevdf.WithScaledBaseSlice(topology.NormalizedBaseSlice, n),
+		eevdf.WithScaledBaseSlice(c.baseSlice, n),
 		eevdf.WithTickNsec(c.tickNsec),
 	}
 	for i := range s.cpus {
@@ -445,7 +462,7 @@ func (s *System) SetClock(now uint64) error {
 		s.work.begin(now)
 	}
 	s.now = now
-	s.jiffies = now / s.tickNsec
+	s.jiffies = s.jiffies0 + now/s.tickNsec
 	return nil
 }
 
@@ -562,6 +579,7 @@ func (s *System) llcOf(cpu int) *llcState {
 // a CPU whose nr_running rose from below 2 to 2 or more marks the root
 // domain overloaded.
 func (s *System) addNrRunning(cpu, before int) {
+	s.cpus[cpu].leaf = true // enqueue_entity lists the queue it fills
 	if before < 2 && s.cpus[cpu].rq.NrRunning() >= 2 {
 		s.overloaded = true
 	}
