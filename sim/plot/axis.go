@@ -59,6 +59,11 @@ func setAxis(a *plot.Axis, ax axis) string {
 	if ax.log && a.Min <= 0 {
 		ax.log = false // no logarithm of 0: keep the linear scale
 	}
+	if ax.log && a.Min >= a.Max {
+		// One value: gonum would widen the range by ±1, below 0 for a
+		// value under 1; widen it by a factor of 2 instead.
+		a.Min, a.Max = a.Min/2, a.Max*2
+	}
 	t := ticker{nsPer: ax.nsPer, log: ax.log}
 	if ax.log {
 		a.Scale = plot.LogScale{}

@@ -1,7 +1,9 @@
 package plot
 
 import (
+	"bytes"
 	"fmt"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -269,5 +271,39 @@ func TestUnitFor(t *testing.T) {
 	}
 	if want := []string{"10 µs", "100 µs", "1 ms", "10 ms"}; strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("decade labels from 2 µs to 21 ms: %q, want %q", got, want)
+	}
+}
+
+// Degenerate data draws without a panic: one repeated sub-microsecond
+// latency (a log axis with a single value below 1 µs), samples all 0, a
+// single seed, equal values on both sides.
+func TestDegenerateDataDraws(t *testing.T) {
+	var b bytes.Buffer
+	for name, draw := range map[string]func() error{
+		"tail of one value": func() error { return LatencyTail(&b, []Series{{Name: "a", Samples: []uint64{500, 500}}}, Options{}) },
+		"tail of zeros":     func() error { return LatencyTail(&b, []Series{{Name: "a", Samples: []uint64{0, 0}}}, Options{}) },
+		"cdf of one value": func() error {
+			return LatencyCDF(&b, []Series{{Name: "a", Samples: []uint64{500}}}, Options{LogX: true})
+		},
+		"one seed": func() error { return PerSeed(&b, Paired{Figure: "x", X: []float64{3}, Y: []float64{3}}, Options{}) },
+		"zeros on one side": func() error {
+			return PerSeed(&b, Paired{Figure: "x", X: []float64{0, 0}, Y: []float64{0, 0}, Durations: true}, Options{})
+		},
+		"one value, one seed": func() error {
+			return PerSeedValues(&b, Values{Figure: "x", Seeds: []uint64{7}, Y: []float64{0}}, Options{})
+		},
+	} {
+		b.Reset()
+		if err := draw(); err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if b.Len() == 0 {
+			t.Errorf("%s: nothing written", name)
+		}
+	}
+	if err := PerSeed(&b, Paired{Figure: "x", X: []float64{math.NaN()}, Y: []float64{1}}, Options{}); err == nil {
+		t.Error("no error for a NaN value")
+	}
+	if err := PerSeedValues(&b, Values{Figure: "x", Seeds: []uint64{1, 2}, Y: []float64{1}}, Options{}); err == nil {
+		t.Error("no error for seeds and values of different counts")
 	}
 }

@@ -35,7 +35,7 @@ type Options struct {
 	// LogX draws the latency axis of a CDF logarithmically even when its
 	// samples span less than two decades (from two decades on, it is
 	// logarithmic anyway); samples of 0 are drawn at the smallest positive
-	// sample (or 1 ns).
+	// sample of all the series (or 1 ns).
 	LogX bool
 	// MaxPoints bounds the points drawn per curve (default 2000): a CDF is
 	// drawn through that many evenly spaced ranks, always including the
@@ -194,11 +194,12 @@ func (f *figure) addCurves(series []Series, opt Options, tail bool) error {
 	if maxPts <= 0 {
 		maxPts = 2000
 	}
+	floor := logFloor(series, opt.LogX)
 	var heavy []*plotter.Line
 	var lightLine *plotter.Line
 	for i, s := range series {
 		for _, run := range s.Others {
-			pts := cdfPoints(run, maxPts, opt.LogX)
+			pts := cdfPoints(run, maxPts, floor)
 			if tail {
 				survival(pts, len(run))
 			}
@@ -261,6 +262,7 @@ func curves(series []Series, opt Options, tail bool) ([]any, error) {
 	if maxPts <= 0 {
 		maxPts = 2000
 	}
+	floor := logFloor(series, opt.LogX)
 	seen := make(map[string]bool, len(series))
 	var lines []any
 	for _, s := range series {
@@ -271,7 +273,7 @@ func curves(series []Series, opt Options, tail bool) ([]any, error) {
 			return nil, fmt.Errorf("plot: two series are both called %q", s.Name)
 		}
 		seen[s.Name] = true
-		pts := cdfPoints(s.Samples, maxPts, opt.LogX)
+		pts := cdfPoints(s.Samples, maxPts, floor)
 		if tail {
 			survival(pts, len(s.Samples))
 		}
@@ -290,15 +292,35 @@ func survival(pts plotter.XYs, n int) {
 	}
 }
 
+// logFloor is where a logarithmic latency axis draws samples of 0: at the
+// smallest positive sample of all the series, or at 1 ns if there is
+// none. It is 0, no floor, on a linear axis.
+func logFloor(series []Series, logX bool) float64 {
+	if !logX {
+		return 0
+	}
+	floor := math.Inf(1)
+	for _, s := range series {
+		for _, run := range append([][]uint64{s.Samples}, s.Others...) {
+			for _, x := range run {
+				if x > 0 {
+					floor = min(floor, float64(x))
+				}
+			}
+		}
+	}
+	if math.IsInf(floor, 1) {
+		return 1
+	}
+	return floor
+}
+
 // cdfPoints returns the CDF of samples as (µs, fraction) points at up to n
-// evenly spaced ranks, the last being the maximum.
-func cdfPoints(samples []uint64, n int, logX bool) plotter.XYs {
+// evenly spaced ranks, the last being the maximum; samples below floor
+// (ns) are drawn at floor.
+func cdfPoints(samples []uint64, n int, floor float64) plotter.XYs {
 	sorted := slices.Clone(samples)
 	slices.Sort(sorted)
-	floor := 1.0 // ns, for a logarithmic axis
-	if i, _ := slices.BinarySearch(sorted, 1); i < len(sorted) {
-		floor = float64(sorted[i])
-	}
 	total := len(sorted)
 	step := max(1, total/n)
 	var pts plotter.XYs
@@ -306,10 +328,7 @@ func cdfPoints(samples []uint64, n int, logX bool) plotter.XYs {
 		if i >= total-1 {
 			i = total - 1
 		}
-		x := float64(sorted[i])
-		if logX && x < floor {
-			x = floor
-		}
+		x := max(float64(sorted[i]), floor)
 		pts = append(pts, plotter.XY{X: x / 1000, Y: float64(i+1) / float64(total)})
 		if i == total-1 {
 			break
