@@ -74,7 +74,7 @@ func perSeedFigure(d Paired, opt Options) (*figure, error) {
 	sc.GlyphStyle.Color = plotutil.Color(0)
 	p.Add(diag, sc)
 	p.X.Min, p.X.Max, p.Y.Min, p.Y.Max = lo, hi, lo, hi
-	f.addLegend("one seed", sc)
+	f.addLegend(perSeedLegend("one seed", len(pts)), sc)
 	f.addLegend("no change (y = x)", diag)
 	nsPer := 0.0
 	if d.Durations {
@@ -86,6 +86,15 @@ func perSeedFigure(d Paired, opt Options) (*figure, error) {
 		f.tail = append(f.tail, vg.Point{X: vg.Length(pt.X), Y: vg.Length(pt.Y)})
 	}
 	return f, nil
+}
+
+// perSeedLegend is the legend entry of the points: what one stands for
+// and how many there are, since seeds with equal values draw one point.
+func perSeedLegend(one string, n int) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%s (%d seeds)", one, n)
 }
 
 // pad widens [lo, hi] so that no point sits on the frame: by a twentieth
@@ -162,7 +171,7 @@ func valuesFigure(d Values, opt Options) (*figure, error) {
 	p.Y.Min, p.Y.Max = lo, hi
 	xlo, xhi := p.X.Min-0.5, p.X.Max+0.5
 	p.X.Min, p.X.Max = xlo, xhi
-	f.addLegend(d.Side+", one seed", sc)
+	f.addLegend(perSeedLegend(d.Side+", one seed", len(pts)), sc)
 	if d.BoundName != "" {
 		b, err := plotter.NewLine(plotter.XYs{{X: xlo, Y: d.Bound}, {X: xhi, Y: d.Bound}})
 		if err != nil {
