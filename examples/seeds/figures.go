@@ -16,11 +16,19 @@ import (
 // (base) and the one it argues for (patch). A one-sided figure (a bound
 // the patched kernel keeps) has no base label and no base values.
 type figure struct {
-	claim  string // the thread's statement, with its own numbers
-	name   string // the quantity and its unit, for plots: "p99.9 wakeup latency (µs)"
-	base   string // the sides' names as the tables print them
-	patch  string
-	format func(float64) string // a value as the tables print it
+	claim string // the thread's statement, with its own numbers
+	// name is the quantity for plots: "p99.9 wakeup latency" for a
+	// duration (in ns, with durations set; the plot chooses the unit),
+	// with its unit for anything else.
+	name      string
+	durations bool
+	base      string // the sides' names as the tables print them
+	patch     string
+	format    func(float64) string // a value as the tables print it
+	// bound, if boundName is not empty, is the limit a one-sided figure
+	// is held to, drawn on its plot.
+	bound     float64
+	boundName string
 	// Per seed, in seed order.
 	baseVals, patchVals []float64
 	holds               []bool // the thread's direction holds in this seed
@@ -77,14 +85,20 @@ func (f *figure) print(w io.Writer) {
 	fmt.Fprintf(w, "      holds in %d of %d seeds\n", f.count(), len(f.holds))
 }
 
-// plot writes the per-seed values, base against patch, into --out.
+// plot writes the per-seed values into --out: base against patch, or for
+// a one-sided figure the values by seed against their bound.
 func (f *figure) plot(o options, file string) error {
-	if o.out == "" || f.base == "" {
+	if o.out == "" {
 		return nil
 	}
+	opt := plot.Options{Title: f.claim}
 	return writePNG(o, file, func(w io.Writer) error {
-		return plot.PerSeed(w, plot.Paired{Figure: f.name, Base: f.base, Patch: f.patch, X: f.baseVals, Y: f.patchVals},
-			plot.Options{Title: f.claim})
+		if f.base == "" {
+			return plot.PerSeedValues(w, plot.Values{Figure: f.name, Side: f.patch, Seeds: o.seedList(), Y: f.patchVals,
+				Durations: f.durations, Bound: f.bound, BoundName: f.boundName}, opt)
+		}
+		return plot.PerSeed(w, plot.Paired{Figure: f.name, Base: f.base, Patch: f.patch, X: f.baseVals, Y: f.patchVals,
+			Durations: f.durations}, opt)
 	})
 }
 

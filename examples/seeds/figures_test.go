@@ -56,10 +56,32 @@ func TestFigurePrintsBothSidesAndTheCount(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"--runs", "-1"}, {"--runs", "1001"}, {"--seeds", "001"}, {"--seed", "18446744073709551615", "--runs", "2"}, {"extra"}} {
+	for _, args := range [][]string{{"--runs", "-1"}, {"--runs", "1001"}, {"--seeds", "001"}, {"--seed", "18446744073709551615", "--runs", "2"}, {"extra"},
+		{"--runs", "0"}, {"--runs=0", "--quick"}, {"--out", ""}, {"--seeds", "000,000"}, {"--seeds", ""}, {"--seeds", "000,"}} {
 		var out, errb bytes.Buffer
 		if code := run(args, &out, &errb); code != 2 || errb.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a message", args, code, errb.String())
+		}
+	}
+}
+
+// A value the command cannot take is refused before any work: one line on
+// stderr, nothing on stdout, exit status 2. Only an absent flag means its
+// default; --runs 0 used to mean "the default" silently.
+func TestBadFlagsFailBeforeWork(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--runs", "0"}, "--runs 0: want 1 to 1000 seeds"},
+		{[]string{"--quick", "--runs", "0"}, "--runs 0: want 1 to 1000 seeds"},
+		{[]string{"--out", ""}, `--out "": want a directory`},
+		{[]string{"--seeds", "003,003"}, "seed 003 is listed twice"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(tt.args, &out, &errb)
+		if code != 2 || out.Len() != 0 || !strings.Contains(errb.String(), tt.msg) || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing, and one line with %q", tt.args, code, out.String(), errb.String(), tt.msg)
 		}
 	}
 }

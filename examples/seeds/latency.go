@@ -1,8 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,11 +73,8 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 	fmt.Fprintf(w, "workload: hackbench -T -p -l 16000000 -g 2 & cyclictest -t 1 -i 2777 --policy=fair\n")
 	fmt.Fprintf(w, "the table is simulation seed %d's; the verdicts below are over %s\n\n", o.seed, o.seedsText())
 	var table []sim.LatencyColumn
-	var series []plot.Series
 	for c, r := range reports[:len(cols)] {
-		ct := r.Workloads[0]
-		table = append(table, sim.LatencyColumn{Title: cols[c].title, Summary: *ct.Latency})
-		series = append(series, plot.Series{Name: cols[c].title, Samples: ct.Samples})
+		table = append(table, sim.LatencyColumn{Title: cols[c].title, Summary: *r.Workloads[0].Latency})
 	}
 	row := func(label string, cell func(c latencyColumn) string) {
 		fmt.Fprintf(w, "%-23s ", label)
@@ -104,14 +103,56 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 	}
 	fmt.Fprintln(w)
 	if o.out != "" {
+		series := tailSeries(o, cols, reports)
+		title := fmt.Sprintf("seed %s: cyclictest latency tail, %s", id, o.seedsText())
 		err := writePNG(o, "seed"+id+"-latency-tail.png", func(w io.Writer) error {
-			return plot.LatencyTail(w, series, plot.Options{Title: fmt.Sprintf("seed %s: cyclictest latency tail (simulation seed %d)", id, o.seed)})
+			return plot.LatencyTail(w, series, plot.Options{Title: title, OthersLabel: "thin: the other seeds"})
 		})
 		if err != nil {
 			return nil, err
 		}
 	}
 	return sums, nil
+}
+
+// tailSeries are the columns' latency samples in every simulation seed
+// (reports by seed, then column) for the tail plot: each column's median
+// seed by 99.9th percentile in full, named in the legend, and its other
+// seeds as thin curves, so that the plot shows how far the seeds spread
+// and which curve stands for them.
+func tailSeries(o options, cols []latencyColumn, reports []*sim.Report) []plot.Series {
+	seeds := o.seedList()
+	var series []plot.Series
+	for c, col := range cols {
+		runs := make([]*sim.WorkloadReport, len(seeds))
+		for k := range seeds {
+			runs[k] = &reports[k*len(cols)+c].Workloads[0]
+		}
+		m := medianRun(runs)
+		s := plot.Series{Name: col.title, Samples: runs[m].Samples}
+		if len(seeds) > 1 {
+			s.Name = fmt.Sprintf("%s (median seed %d)", col.title, seeds[m])
+		}
+		for k, r := range runs {
+			if k != m {
+				s.Others = append(s.Others, r.Samples)
+			}
+		}
+		series = append(series, s)
+	}
+	return series
+}
+
+// medianRun is the index of the run whose 99.9th percentile is the median
+// of the runs' (the lower of the middle two for an even count; the earlier
+// seed among equal percentiles).
+func medianRun(runs []*sim.WorkloadReport) int {
+	idx := make([]int, len(runs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(runs[a].Latency.P999, runs[b].Latency.P999) })
+	return idx[(len(idx)-1)/2]
 }
 
 func sliceMs(s time.Duration, m machine) string {
@@ -136,7 +177,7 @@ func threadColumns(before, patched, patchTitle string) []latencyColumn {
 // lower is the figure of a statistic the patch (column 2) lowered against
 // the baseline with the same slices (column 1), according to the thread.
 func lower(claim, name string, cols []latencyColumn, sums [][]sim.LatencySummary, stat func(sim.LatencySummary) uint64) *figure {
-	f := &figure{claim: claim, name: name, base: cols[1].title, patch: cols[2].title, format: usf}
+	f := &figure{claim: claim, name: name, durations: true, base: cols[1].title, patch: cols[2].title, format: usf}
 	for _, s := range sums {
 		b, p := stat(s[1]), stat(s[2])
 		f.add(float64(b), float64(p), p < b)
@@ -172,7 +213,7 @@ func seed000(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 		return nil, err
 	}
 	return []*figure{
-		lower("99.9th percentile wakeup latency lower with DELAY_LAG_FLOOR (thread: 2707 -> 1300 us)", "p99.9 wakeup latency (ns)", cols, s, p999),
+		lower("99.9th percentile wakeup latency lower with DELAY_LAG_FLOOR (thread: 2707 -> 1300 us)", "p99.9 wakeup latency", cols, s, p999),
 	}, nil
 }
 
@@ -189,7 +230,7 @@ func seed002(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 		return nil, err
 	}
 	return []*figure{
-		lower("99.9th percentile wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 2288 -> 727 us)", "p99.9 wakeup latency (ns)", cols, s, p999),
-		lower("maximum wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 9252 -> 7461 us)", "maximum wakeup latency (ns)", cols, s, maxLat),
+		lower("99.9th percentile wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 2288 -> 727 us)", "p99.9 wakeup latency", cols, s, p999),
+		lower("maximum wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 9252 -> 7461 us)", "maximum wakeup latency", cols, s, maxLat),
 	}, nil
 }

@@ -14,13 +14,24 @@
 //
 // Flags:
 //
-//	--quick       short runs over 3 seeds, as CI uses them
+//	--quick       short runs over 3 seeds, as CI uses them; their tables
+//	              can point the other way from the full run's, and the
+//	              output says so above them
 //	--seed N      the first simulation seed (default 1); the others follow it
-//	--runs N      simulation seeds per side (default 10, 3 with --quick)
-//	--seeds LIST  which experiments to run: 000, 002, 003, 004 (default all)
+//	--runs N      simulation seeds per side, 1 to 1000 (default 10, 3 with
+//	              --quick; only an absent flag means the default)
+//	--seeds LIST  which experiments to run: 000, 002, 003, 004 (default all),
+//	              each at most once
 //	--out DIR     also write every run's report (JSON, CSV) and PNG plots:
-//	              latency tails (1 − CDF, log scale) and each figure's
-//	              per-seed values, base against patch
+//	              latency tails (1 − CDF, log scale, every seed), each
+//	              figure's per-seed values (figure1, figure2, … in the order
+//	              the verdicts are printed) and seed 004's CPU shares
+//	--quiet       no progress output; without it, a progress bar when
+//	              stderr is a terminal, a line per quarter of a long
+//	              experiment otherwise
+//
+// A flag given with a value it cannot take (--runs 0, --out "", --seeds
+// 000,000) is an error reported before any simulation, with exit status 2.
 //
 // Each experiment runs on the machine its thread describes, as far as the
 // text allows (machine.go: CPUs, LLCs, SMT siblings, each detail with the
@@ -46,6 +57,7 @@ import (
 // options are the command line.
 type options struct {
 	quick bool
+	quiet bool
 	seed  uint64 // the first simulation seed
 	runs  int    // simulation seeds per side
 	out   string
@@ -95,9 +107,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var list string
 	fs.BoolVar(&o.quick, "quick", false, "short runs (seconds), as CI uses them")
 	fs.Uint64Var(&o.seed, "seed", 1, "the first simulation seed")
-	fs.IntVar(&o.runs, "runs", 0, "simulation seeds per side (default 10, 3 with --quick)")
+	fs.IntVar(&o.runs, "runs", 10, "simulation seeds per side, 1 to 1000 (3 with --quick unless given)")
 	fs.StringVar(&list, "seeds", "000,002,003,004", "experiments to run, comma separated")
 	fs.StringVar(&o.out, "out", "", "directory for JSON and CSV reports and PNG plots")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress output")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -108,14 +121,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "seeds: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
+	// Only an absent flag takes the default: a value given is used as
+	// given, or refused.
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	switch {
-	case o.runs < 0 || o.runs > 1000:
+	case given["runs"] && (o.runs < 1 || o.runs > 1000):
 		fmt.Fprintf(stderr, "seeds: --runs %d: want 1 to 1000 seeds\n", o.runs)
 		return 2
-	case o.runs == 0 && o.quick:
+	case !given["runs"] && o.quick:
 		o.runs = 3
-	case o.runs == 0:
-		o.runs = 10
+	}
+	if given["out"] && o.out == "" {
+		fmt.Fprintln(stderr, `seeds: --out "": want a directory (leave the flag out to write no files)`)
+		return 2
 	}
 	if o.seed > ^uint64(0)-uint64(o.runs) {
 		fmt.Fprintf(stderr, "seeds: --seed %d: the %d seeds from it overflow 64 bits\n", o.seed, o.runs)
@@ -132,6 +151,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "seeds: unknown seed %q (want 000, 002, 003 or 004)\n", s)
 			return 2
 		}
+		if o.seeds[s] {
+			fmt.Fprintf(stderr, "seeds: --seeds %q: seed %s is listed twice\n", list, s)
+			return 2
+		}
 		o.seeds[s] = true
 	}
 	if o.out != "" {
@@ -146,13 +169,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		mode = "quick runs (--quick)"
 	}
 	fmt.Fprintf(stdout, "fairclass seed experiments: %s, %s\n", mode, o.seedsText())
+	if o.quick {
+		io.WriteString(stdout, quickWarning)
+	}
 	var all []*figure
 	for _, e := range experiments {
 		if !o.seeds[e.id] {
 			continue
 		}
 		fmt.Fprintf(stdout, "\n=== seed %s: %s\n", e.id, e.title)
-		bar := newProgress(stderr, "seed "+e.id)
+		bar := newProgress(stderr, "seed "+e.id, progressMode(o, stderr))
 		figs, err := e.run(o, stdout, bar.update)
 		bar.done()
 		if err != nil {
@@ -185,28 +211,76 @@ func mark(ok bool) string {
 	return "[NOT reproduced]"
 }
 
-// progress draws a bar on stderr for runs that take longer than a second.
+// quickWarning stands above the tables of a --quick run: a short run on
+// a smaller machine is a smoke test, not a measurement, and its tables
+// can contradict the full run's. The example is simulation seed 1's.
+const quickWarning = `warning: --quick runs are shorter and, for seeds 000 and 002, on 2 CPUs instead of 8: their tables
+  can point the other way from the full run's. Seed 000's custom-slice "before" column, simulation
+  seed 1: p99.9 +576 % against the default slices in the quick table, -88 % in the full run.
+`
+
+// How progress is shown.
+type progressStyle int
+
+const (
+	progressNone  progressStyle = iota // --quiet
+	progressLines                      // stderr is a file or a pipe: a line per quarter
+	progressBar                        // stderr is a terminal: a bar redrawn in place
+)
+
+// progressMode is --quiet's choice, or else the terminal's: a bar drawn
+// with carriage returns only where a terminal interprets them.
+func progressMode(o options, stderr io.Writer) progressStyle {
+	switch {
+	case o.quiet:
+		return progressNone
+	case isTerminal(stderr):
+		return progressBar
+	}
+	return progressLines
+}
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// progress reports an experiment's progress on stderr once it has run for
+// a second: as a bar redrawn in place, or as a plain line at each quarter.
 type progress struct {
 	w     io.Writer
 	label string
+	style progressStyle
 	start time.Time
 	drawn bool
 	last  int
 }
 
-func newProgress(w io.Writer, label string) *progress {
-	return &progress{w: w, label: label, start: time.Now(), last: -1}
+func newProgress(w io.Writer, label string, style progressStyle) *progress {
+	return &progress{w: w, label: label, style: style, start: time.Now(), last: -1}
 }
 
 func (p *progress) update(frac float64) {
-	if time.Since(p.start) < time.Second {
+	if p.style == progressNone || time.Since(p.start) < time.Second {
 		return
 	}
 	pct := int(frac * 100)
-	if pct == p.last {
+	if p.style == progressLines {
+		pct = pct / 25 * 25
+	}
+	if pct == p.last || (p.style == progressLines && pct == 0) {
 		return
 	}
 	p.last = pct
+	if p.style == progressLines {
+		fmt.Fprintf(p.w, "%s: %d%%\n", p.label, pct)
+		return
+	}
 	const width = 30
 	n := min(width, pct*width/100)
 	fmt.Fprintf(p.w, "\r%s [%s%s] %3d%%", p.label, strings.Repeat("=", n), strings.Repeat(" ", width-n), pct)

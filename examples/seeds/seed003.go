@@ -51,7 +51,7 @@ func seed003(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	sw := &figure{claim: "fewer context switches with PLACE_JOIN_LAG (thread: the cause of its gains)",
 		name: "context switches over the matrix", base: "base", patch: "PLACE_JOIN_LAG", format: countf}
 	rt := &figure{claim: "shorter hackbench with PLACE_JOIN_LAG (thread: 4% to 33% shorter)",
-		name: "hackbench time over the matrix (ns)", base: "base", patch: "PLACE_JOIN_LAG", format: secsf}
+		name: "hackbench time over the matrix", durations: true, base: "base", patch: "PLACE_JOIN_LAG", format: secsf}
 	for k, seed := range o.seedList() {
 		var baseT, patchT, baseSw, patchSw uint64
 		for i, c := range cells {

@@ -81,7 +81,7 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	fmt.Fprintln(w)
 	if o.out != "" {
 		err := writePNG(o, "seed004-share-bump.png", func(w io.Writer) error {
-			return plot.RuntimeShare(w, first[0], false, plot.Options{Title: "seed 004, YIELD_BUMP_DEADLINE: CPU share"})
+			return plot.RuntimeShare(w, first[0], false, plot.Options{Title: fmt.Sprintf("seed 004, YIELD_BUMP_DEADLINE: CPU share (simulation seed %d)", o.seed)})
 		})
 		if err != nil {
 			return nil, err
@@ -90,11 +90,12 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 
 	bound := 2*uint64(one.baseSlice()) + uint64(time.Millisecond)
 	starve := &figure{claim: "YIELD_BUMP_DEADLINE starves the hog (thread: stress 2.4 s of 30 s, max delay 25 s)",
-		name: "the hog's maximum delay (ns)", base: "merged", patch: "v6.6 bump", format: msf}
+		name: "the hog's maximum delay", durations: true, base: "merged", patch: "v6.6 bump", format: msf}
 	slice := &figure{claim: fmt.Sprintf("the merged yield keeps the hog's max delay at about a slice (thread: 2 ms; bound here 2 slices + 1 ms = %s)", ms(bound)),
-		name: "the hog's maximum delay (ns)", patch: "merged", format: msf}
+		name: "the hog's maximum delay", durations: true, patch: "merged", format: msf,
+		bound: float64(bound), boundName: "bound: 2 slices + 1 ms = " + ms(bound)}
 	core := &figure{claim: "under core scheduling, forfeiting always lets delays run away (thread: 273 ms / 552 ms max delay), the merged form does not",
-		name: "the larger maximum delay of the pair (ns)", base: "merged", patch: "v2 forfeit always", format: msf}
+		name: "the larger maximum delay of the pair", durations: true, base: "merged", patch: "v2 forfeit always", format: msf}
 	for k := range o.seedList() {
 		rs := reports[k*perSeed : (k+1)*perSeed]
 		var res []split
