@@ -26,6 +26,15 @@
 // Exec, WakeUpNew and TryToWakeUp keep the kernel's shape and ignore bad
 // input; their twins on Checked return an error saying what was wrong.
 //
+// A replay of a multi-CPU scenario (SMP-SCENARIOS, package scenario) needs
+// a little more than a simulator does, and has it here: Fork (a child of
+// whatever runs on a CPU, its idle task included, inheriting that parent's
+// waker statistics), TryToWakeUpFrom (a wakeup run on a given CPU, whose
+// idle task may be the waker), Balance (the balance softirq on one CPU),
+// Yield, RunStoppers (each stopper work and the busiest CPU's reschedule at
+// once), WithJiffies0, WithBaseSlice, and the balancing state and trace
+// (Domain, NextBalance, WithEvents, Events).
+//
 // Everything the kernel decides in those paths is decided here, in the
 // kernel's order, and is deterministic: the only randomness of the fair
 // class, sched_rng, is one seeded generator per CPU (WithSeed), drawn where

@@ -22,6 +22,13 @@ eligible, weight, slice and sum_exec; a scenario with task groups adds each
 task's group and h_weight and a groups array. This is the format the kernel's own
 fair.c prints in the same harness, so the two compare field by field.
 
+A scenario whose header has a machine line (the multi-CPU language of
+docs/spec/SMP-SCENARIOS.md) replays on several CPUs instead and prints that
+document's format: the placement each operation made, every CPU's runqueue
+and balancing state with its domains, every LLC's shared state, every task's
+EEVDF, PELT and waker state, and what balancing did during the operation.
+--table and --trace are for one-CPU scenarios only.
+
 Flags:
   --table               print an aligned table instead: vruntimes relative to
                         the first V, one row per task per operation, * marks
