@@ -193,14 +193,18 @@ func (r *Reader) nextPerfetto() (Event, error) {
 		if size > maxPacket {
 			return Event{}, fatal(fmt.Sprintf("packet of %d bytes (limit %d)", size, maxPacket))
 		}
-		if cap(r.pkt) < int(size) {
-			r.pkt = make([]byte, size)
-		}
-		r.pkt = r.pkt[:size]
-		n, err := io.ReadFull(r.br, r.pkt)
-		r.off += int64(n)
-		if err != nil {
-			return Event{}, fatal(fmt.Sprintf("packet of %d bytes cut short after %d: %v", size, n, err))
+		// Read in steps so that a corrupt length cannot allocate more
+		// than the input holds.
+		r.pkt = r.pkt[:0]
+		for uint64(len(r.pkt)) < size {
+			step := min(int(size)-len(r.pkt), 1<<20)
+			r.pkt = slices.Grow(r.pkt, step)
+			n, err := io.ReadFull(r.br, r.pkt[len(r.pkt):len(r.pkt)+step])
+			r.pkt = r.pkt[:len(r.pkt)+n]
+			r.off += int64(n)
+			if err != nil {
+				return Event{}, fatal(fmt.Sprintf("packet of %d bytes cut short after %d: %v", size, len(r.pkt), err))
+			}
 		}
 		if num != pfTracePacket {
 			continue

@@ -155,8 +155,8 @@ type Reader struct {
 }
 
 const (
-	bufSize  = 1 << 20
-	peekSize = 256 << 10
+	bufSize  = 256 << 10
+	peekSize = 64 << 10
 	maxLine  = 4 << 20
 )
 
@@ -369,7 +369,7 @@ func detect(head []byte) (Format, error) {
 		return 0, fmt.Errorf("%w: binary data that is not a Perfetto trace", ErrFormat)
 	}
 	t := bytes.TrimLeft(head, " \t\r\n\ufeff")
-	if len(t) > 0 && t[0] == '<' {
+	if isHTML(t) {
 		return FormatSystrace, nil
 	}
 	for len(t) > 0 {
@@ -394,6 +394,17 @@ func detect(head []byte) (Format, error) {
 		}
 	}
 	return FormatFtrace, nil
+}
+
+// isHTML reports whether t starts an HTML page (a systrace capture), not
+// an ftrace line that starts with "<idle>" or "<...>".
+func isHTML(t []byte) bool {
+	if len(t) > 64 {
+		t = t[:64]
+	}
+	l := bytes.ToLower(t)
+	return bytes.HasPrefix(l, []byte("<!doctype html")) || bytes.HasPrefix(l, []byte("<html")) ||
+		bytes.HasPrefix(l, []byte("<!--")) || bytes.HasPrefix(l, scriptOpen)
 }
 
 // isBinary reports whether head looks like binary data: a NUL, or many
