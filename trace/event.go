@@ -77,9 +77,9 @@ var kindByName = map[string]Kind{
 // tasks, 120 = nice 0; 0..98 real-time; -1 deadline). Pid -1 means the trace
 // did not say; Prio -1 may also mean the event carries no priority.
 type Task struct {
-	Pid  int32  `json:"pid"`
-	Comm string `json:"comm,omitempty"`
-	Prio int32  `json:"prio"`
+	Pid  int32
+	Comm string
+	Prio int32
 }
 
 // Event is one scheduling event in normalised form. Which fields are
@@ -90,33 +90,33 @@ type Task struct {
 // fractional part are seconds (µs or ns precision as printed), an integer
 // timestamp (counter or TSC clock) is kept as the raw count.
 type Event struct {
-	Time int64 `json:"t"`
-	CPU  int32 `json:"cpu"` // the CPU whose buffer logged the event
-	Kind Kind  `json:"kind"`
+	Time int64
+	CPU  int32 // the CPU whose buffer logged the event
+	Kind Kind
 	// Ctx is the pid of the task running when the event was logged (the
 	// TASK-PID column, Perfetto's event pid): the waker of a wakeup. -1
 	// when the format does not record it (Perfetto compact sched waking).
-	Ctx  int32 `json:"ctx"`
-	Task Task  `json:"task"`
+	Ctx  int32
+	Task Task
 	// Next is the task switched in (KindSwitch) or the child (KindProcessFork).
-	Next Task `json:"next,omitzero"`
+	Next Task
 	// PrevState is the decoded prev_state of a switch; RawState the number
 	// the trace gave (-R text, Perfetto), or -1 when it printed letters.
-	PrevState State `json:"prev_state,omitzero"`
-	RawState  int64 `json:"raw_state,omitzero"`
+	PrevState State
+	RawState  int64
 	// TargetCPU is target_cpu of the wakeup events and dest_cpu of a
 	// migration; OrigCPU is orig_cpu of a migration.
-	TargetCPU int32 `json:"target_cpu"`
-	OrigCPU   int32 `json:"orig_cpu"`
+	TargetCPU int32
+	OrigCPU   int32
 	// Runtime and Vruntime are sched_stat_runtime's (ns); Vruntime is 0 on
 	// kernels from 6.8, which no longer print it.
-	Runtime  uint64 `json:"runtime,omitzero"`
-	Vruntime uint64 `json:"vruntime,omitzero"`
+	Runtime  uint64
+	Vruntime uint64
 	// Filename and OldPid are sched_process_exec's.
-	Filename string `json:"filename,omitempty"`
-	OldPid   int32  `json:"old_pid,omitzero"`
+	Filename string
+	OldPid   int32
 	// Lost is the number of events lost (KindLost), 0 when not given.
-	Lost int64 `json:"lost,omitzero"`
+	Lost int64
 }
 
 // blank returns an Event with every "unknown" field set.
