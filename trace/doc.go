@@ -30,6 +30,16 @@
 // era comes from Options.Kernel, from a Perfetto trace's system_info, or else
 // from the numeric values at the start of the trace; letters need no era.
 //
+// # The rebuild
+//
+// RebuildEvents (or RebuildReader) turns the stream into the per-task and
+// per-CPU view a replay compares against: each task's runs on CPUs with how
+// they ended (blocked, preempted, yielded, exited) and its wakeups, and each
+// CPU's picks with the runnable set the kernel chose from. Picks where the
+// trace contradicts what came before (the first switch on a CPU, a task
+// found where no event put it, a loss) are marked, so that a replay can
+// leave them out of its score.
+//
 // # What is not
 //
 // The binary trace.dat and perf.data files are recognised and refused with a
@@ -40,5 +50,7 @@
 // skipped: times are kept in the clock the trace was recorded with (boot
 // clock for Perfetto, the trace clock for text), never converted. Nothing here
 // reconstructs state that a trace does not record: no vruntime, deadline,
-// lag or weight beyond the priority printed in each event.
+// lag or weight beyond the priority printed in each event, and no load
+// balancer move that the trace did not record (such moves are counted, not
+// explained).
 package trace
