@@ -45,9 +45,9 @@
 // The binary trace.dat and perf.data files are recognised and refused with a
 // message naming the command that converts them to text (trace-cmd report -N
 // -t, perf script --ns). The trace-cmd latency layout (report -l) and the
-// --ts-diff column are not read. Perfetto's compressed packets, its generic
-// (descriptor-described) events, process trees and clock snapshots are
-// skipped: times are kept in the clock the trace was recorded with (boot
+// --ts-diff column are not read. Perfetto's zlib-compressed packets are
+// read, its zstd-compressed ones refused; its generic (descriptor-described)
+// events, process trees and clock snapshots are skipped: times are kept in the clock the trace was recorded with (boot
 // clock for Perfetto, the trace clock for text), never converted. Nothing here
 // reconstructs state that a trace does not record: no vruntime, deadline,
 // lag or weight beyond the priority printed in each event, and no load

@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"compress/zlib"
 	"fmt"
 	"io"
 	"slices"
@@ -15,10 +17,12 @@ import (
 const (
 	pfTracePacket = 1 // Trace.packet
 
-	pfPacketFtrace     = 1  // TracePacket.ftrace_events
-	pfPacketSystemInfo = 45 // TracePacket.system_info
-	pfSystemInfoUts    = 1  // SystemInfo.utsname
-	pfUtsRelease       = 3  // Utsname.release
+	pfPacketFtrace     = 1   // TracePacket.ftrace_events
+	pfPacketSystemInfo = 45  // TracePacket.system_info
+	pfPacketCompressed = 50  // TracePacket.compressed_packets (zlib)
+	pfPacketZstd       = 133 // TracePacket.zstd_compressed_packets
+	pfSystemInfoUts    = 1   // SystemInfo.utsname
+	pfUtsRelease       = 3   // Utsname.release
 
 	pfBundleCPU     = 1 // FtraceEventBundle.cpu
 	pfBundleEvent   = 2 // .event
@@ -209,7 +213,11 @@ func (r *Reader) nextPerfetto() (Event, error) {
 		if num != pfTracePacket {
 			continue
 		}
-		if reason := r.packet(r.pkt); reason != "" {
+		reason, err := r.packet(r.pkt, 0)
+		if err != nil {
+			return Event{}, fmt.Errorf("%s: offset %d: %w", r.name, start, err)
+		}
+		if reason != "" {
 			r.pending = r.pending[:0]
 			if e := r.skip(&SyntaxError{File: r.name, Offset: start, Reason: reason}); e != nil {
 				return Event{}, e
@@ -218,36 +226,97 @@ func (r *Reader) nextPerfetto() (Event, error) {
 	}
 }
 
-// packet decodes one TracePacket, queueing its events.
-func (r *Reader) packet(b []byte) string {
+// packet decodes one TracePacket, queueing its events. A packet of
+// zlib-compressed packets is unpacked and its packets decoded in turn;
+// zstd-compressed ones are refused (errZstd).
+func (r *Reader) packet(b []byte, depth int) (reason string, err error) {
 	for len(b) > 0 {
 		num, typ, n := protowire.ConsumeTag(b)
 		if n < 0 {
-			return "TracePacket: bad field tag"
+			return "TracePacket: bad field tag", nil
 		}
 		b = b[n:]
-		if typ == protowire.BytesType && (num == pfPacketFtrace || num == pfPacketSystemInfo) {
+		if typ == protowire.BytesType {
+			switch num {
+			case pfPacketFtrace, pfPacketSystemInfo, pfPacketCompressed:
+				v, n := protowire.ConsumeBytes(b)
+				if n < 0 {
+					return "TracePacket: bad field length", nil
+				}
+				b = b[n:]
+				switch {
+				case num == pfPacketSystemInfo:
+					r.systemInfo(v)
+				case num == pfPacketFtrace:
+					if reason := r.bundle(v); reason != "" {
+						return reason, nil
+					}
+				case depth > 0:
+					return "compressed_packets inside compressed_packets", nil
+				default:
+					if reason, err := r.compressed(v); reason != "" || err != nil {
+						return reason, err
+					}
+				}
+				continue
+			case pfPacketZstd:
+				return "", errZstd
+			}
+		}
+		n = protowire.ConsumeFieldValue(num, typ, b)
+		if n < 0 {
+			return fmt.Sprintf("TracePacket: bad field %d", num), nil
+		}
+		b = b[n:]
+	}
+	return "", nil
+}
+
+var errZstd = fmt.Errorf("%w: zstd-compressed Perfetto packets (convert with `traceconv decompress_packets`)", ErrUnsupported)
+
+// maxInflated bounds one compressed_packets field once inflated.
+const maxInflated = 256 << 20
+
+// compressed inflates a compressed_packets field (a zlib stream holding a
+// Trace message) and decodes its packets.
+func (r *Reader) compressed(z []byte) (string, error) {
+	zr, err := zlib.NewReader(bytes.NewReader(z))
+	if err != nil {
+		return fmt.Sprintf("compressed_packets: %v", err), nil
+	}
+	buf := bytes.NewBuffer(r.inflated[:0])
+	_, err = buf.ReadFrom(io.LimitReader(zr, maxInflated+1))
+	r.inflated = buf.Bytes()
+	if err != nil {
+		return fmt.Sprintf("compressed_packets: %v", err), nil
+	}
+	if len(r.inflated) > maxInflated {
+		return fmt.Sprintf("compressed_packets inflate to more than %d bytes", maxInflated), nil
+	}
+	for b := r.inflated; len(b) > 0; {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return "compressed_packets: bad field tag", nil
+		}
+		b = b[n:]
+		if num == pfTracePacket && typ == protowire.BytesType {
 			v, n := protowire.ConsumeBytes(b)
 			if n < 0 {
-				return "TracePacket: bad field length"
+				return "compressed_packets: bad packet length", nil
 			}
 			b = b[n:]
-			if num == pfPacketSystemInfo {
-				r.systemInfo(v)
-				continue
-			}
-			if reason := r.bundle(v); reason != "" {
-				return reason
+			if reason, err := r.packet(v, 1); reason != "" || err != nil {
+				return reason, err
 			}
 			continue
 		}
 		n = protowire.ConsumeFieldValue(num, typ, b)
 		if n < 0 {
-			return fmt.Sprintf("TracePacket: bad field %d", num)
+			return fmt.Sprintf("compressed_packets: bad field %d", num), nil
 		}
 		b = b[n:]
 	}
-	return ""
+	return "", nil
 }
 
 // systemRelease returns utsname.release of a SystemInfo message.

@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"compress/zlib"
 	"errors"
 	"reflect"
 	"testing"
@@ -185,5 +186,31 @@ func TestPerfettoMalformed(t *testing.T) {
 	cut := tr[:len(tr)-3]
 	if _, _, err := ReadAll(bytes.NewReader(cut), Options{Lenient: true}); !errors.Is(err, ErrSyntax) {
 		t.Errorf("truncated trace: %v, want ErrSyntax", err)
+	}
+}
+
+// TestPerfettoCompressedPackets: a compressed_packets field (a zlib stream
+// of a Trace message) is inflated and its packets read; zstd-compressed
+// packets are refused with ErrUnsupported.
+func TestPerfettoCompressedPackets(t *testing.T) {
+	var inner pb
+	inner = append(inner, systemInfoPacket("4.9.0")...)
+	inner = append(inner, packet(pb(nil).bytes(pfPacketFtrace, pb(nil).varint(pfBundleCPU, 3).
+		bytes(pfBundleEvent, switchEvent(7, 1, "a", 1, 120, 4096, "b", 2, 120))))...)
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write(inner)
+	zw.Close()
+	tr := packet(pb(nil).bytes(pfPacketCompressed, z.Bytes()))
+	evs, _, err := ReadAll(bytes.NewReader(tr), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 || evs[0].CPU != 3 || evs[0].Next.Comm != "b" || evs[0].PrevState != StatePreempted {
+		t.Errorf("events %+v, want the one switch, R+ in the 4.9 encoding", evs)
+	}
+	tr = packet(pb(nil).bytes(pfPacketZstd, []byte{0x28, 0xb5, 0x2f, 0xfd}))
+	if _, _, err := ReadAll(bytes.NewReader(tr), Options{Lenient: true}); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("zstd packets: %v, want ErrUnsupported", err)
 	}
 }

@@ -149,6 +149,7 @@ type Reader struct {
 	next     int
 	lastNext map[int32]Task
 	cs       compactSched
+	inflated []byte // compressed_packets, inflated
 
 	kernel string // utsname.release from a Perfetto system_info
 	closer io.Closer
