@@ -88,7 +88,9 @@ type Task struct {
 //
 // Time is in nanoseconds of the trace's own clock: text timestamps with a
 // fractional part are seconds (µs or ns precision as printed), an integer
-// timestamp (counter or TSC clock) is kept as the raw count.
+// timestamp (counter or TSC clock) is kept as the raw count. A loss mark
+// has no time of its own: text gives it the time of the line before it,
+// Perfetto the time of the first event of its bundle.
 type Event struct {
 	Time int64
 	CPU  int32 // the CPU whose buffer logged the event

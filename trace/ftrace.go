@@ -72,7 +72,7 @@ func (r *Reader) nextText() (Event, error) {
 		}
 		r.line++
 		r.stats.Lines++
-		if len(line) > maxLine {
+		if len(line) >= maxLine {
 			if e := r.skip(&SyntaxError{File: r.name, Line: r.line, Reason: fmt.Sprintf("line longer than %d bytes", maxLine)}); e != nil {
 				return Event{}, e
 			}

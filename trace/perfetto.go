@@ -320,26 +320,26 @@ func (r *Reader) compressed(z []byte) (string, error) {
 }
 
 // systemRelease returns utsname.release of a SystemInfo message.
-func systemRelease(b []byte) (string, bool) {
+func systemRelease(b []byte) ([]byte, bool) {
 	var m msg
 	if !decodeMsg(b, &m) || m.has&(1<<pfSystemInfoUts) == 0 {
-		return "", false
+		return nil, false
 	}
 	var u msg
 	if !decodeMsg(m.s[pfSystemInfoUts], &u) || u.has&(1<<pfUtsRelease) == 0 {
-		return "", false
+		return nil, false
 	}
-	return string(u.s[pfUtsRelease]), true
+	return u.s[pfUtsRelease], true
 }
 
 func (r *Reader) systemInfo(b []byte) {
 	rel, ok := systemRelease(b)
-	if !ok {
+	if !ok || string(rel) == r.kernel {
 		return
 	}
-	r.kernel = rel
+	r.kernel = string(rel)
 	if r.opt.Era == EraAuto {
-		if e, ok := EraOf(rel); ok {
+		if e, ok := EraOf(r.kernel); ok {
 			r.era = e
 		}
 	}
@@ -378,7 +378,7 @@ func perfettoEra(head []byte) Era {
 			if pn == pfPacketSystemInfo && pt == protowire.BytesType {
 				v, _ := protowire.ConsumeBytes(pkt)
 				if rel, ok := systemRelease(v); ok {
-					if e, ok := EraOf(rel); ok {
+					if e, ok := EraOf(string(rel)); ok {
 						return e
 					}
 				}
