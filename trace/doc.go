@@ -11,7 +11,8 @@
 //     TGID column, four or five flag characters, µs or counter timestamps);
 //   - the text of trace-cmd report: the kernel's own event bodies (-N), the
 //     raw field values (-R) and the bodies rewritten by libtraceevent's sched
-//     plugin (the default), with µs or ns (-t) timestamps;
+//     plugin (the default), with µs or ns (-t) timestamps, in the default
+//     or the latency (-l) layout; atrace text, zlib-compressed or not;
 //   - perf script and perf sched script text (COMM TID [CPU] TIME: sched:EVENT:);
 //   - Android systrace HTML: the ftrace text inside its trace-data blocks;
 //   - Perfetto protobuf traces: typed ftrace events and the compact sched
@@ -44,13 +45,13 @@
 //
 // The binary trace.dat and perf.data files are recognised and refused with a
 // message naming the command that converts them to text (trace-cmd report -N
-// -t, perf script --ns). The trace-cmd latency layout (report -l) and the
-// --ts-diff column are not read. Perfetto's zlib-compressed packets are
-// read, its zstd-compressed ones refused; its generic (descriptor-described)
-// events, process trees and clock snapshots are skipped: times are kept in the clock the trace was recorded with (boot
-// clock for Perfetto, the trace clock for text), never converted. Nothing here
-// reconstructs state that a trace does not record: no vruntime, deadline,
-// lag or weight beyond the priority printed in each event, and no load
-// balancer move that the trace did not record (such moves are counted, not
-// explained).
+// -t, perf script --ns). trace-cmd's --ts-diff column is not read.
+// Perfetto's zlib-compressed packets are read, its zstd-compressed ones
+// refused; its generic (descriptor-described) events, process trees and
+// clock snapshots are skipped. Times are kept in the clock the trace was
+// recorded with (boot clock for Perfetto, the trace clock for text), never
+// converted. Nothing here reconstructs state that a trace does not record:
+// no vruntime, deadline, lag or weight beyond the priority printed in each
+// event, and no load-balancer move that the trace did not record (such
+// moves are counted, not explained).
 package trace

@@ -226,6 +226,9 @@ func parseHead(line []byte) (h lineHead, reason string) {
 		}
 	}
 	if b < 0 {
+		if h, ok := parseLatencyHead(line); ok {
+			return h, ""
+		}
 		return h, "no [CPU] column"
 	}
 	cpu, ok := atoi32(line[b+1 : e])
@@ -298,6 +301,57 @@ func parseHead(line []byte) (h lineHead, reason string) {
 	h.event = name
 	h.body = bytes.TrimSpace(after[c+1:])
 	return h, ""
+}
+
+// parseLatencyHead reads the latency layout of trace-cmd report -l:
+//
+//	trace-cm-6973    2d..3. 259445.106979: sched_switch: BODY
+//
+// COMM (cut to 8 bytes) -PID, then the CPU number glued to the flags, then
+// the timestamp.
+func parseLatencyHead(line []byte) (h lineHead, ok bool) {
+	t := bytes.TrimLeft(line, " ")
+	// COMM-PID ends at the first "-DIGITS " after which come CPU+flags.
+	for i := 0; i < len(t); i++ {
+		if t[i] != '-' || i == 0 {
+			continue
+		}
+		n := digits(t[i+1:])
+		if n == 0 || i+1+n >= len(t) || t[i+1+n] != ' ' {
+			continue
+		}
+		rest := bytes.TrimLeft(t[i+1+n:], " ")
+		cf, after := cutSpace(rest)
+		c := digits(cf)
+		if c == 0 || c == len(cf) || len(cf)-c > 6 {
+			continue
+		}
+		tok, after := cutSpace(after)
+		if len(tok) < 2 || tok[len(tok)-1] != ':' {
+			continue
+		}
+		var ok1, ok2, ok3 bool
+		h.pid, ok1 = atoi32(t[i+1 : i+1+n])
+		h.cpu, ok2 = atoi32(cf[:c])
+		h.time, ok3 = parseTime(tok[:len(tok)-1])
+		if !ok1 || !ok2 || !ok3 {
+			continue
+		}
+		h.comm = t[:i]
+		name, body, found := bytes.Cut(after, []byte(": "))
+		if !found {
+			name, found = bytes.CutSuffix(bytes.TrimSpace(after), []byte(":"))
+		}
+		if !found || len(name) == 0 || bytes.IndexByte(name, ' ') >= 0 {
+			return h, false
+		}
+		if k := bytes.LastIndexByte(name, ':'); k >= 0 {
+			name = name[k+1:]
+		}
+		h.event, h.body = name, bytes.TrimSpace(body)
+		return h, true
+	}
+	return h, false
 }
 
 // splitHead is parseHead for format detection.

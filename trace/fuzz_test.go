@@ -93,7 +93,8 @@ func FuzzTraceCmd(f *testing.F) {
 	seedFiles(f, []string{"tracecmd_raw_juno.txt", "tracecmd_plugin.txt"},
 		"CPU:5 [12 EVENTS DROPPED]\n",
 		"  a-1 [001] 1.000001: sched_wakeup: tmux: server:1613 [120] success=1 CPU:000\n",
-		"  a-1 [001] 1.000001: sched_switch: a:1 [120] D|W ==> b:2 [100]\n")
+		"  a-1 [001] 1.000001: sched_switch: a:1 [120] D|W ==> b:2 [100]\n",
+		"trace-cm-6973    2d..3. 259445.106979: sched_switch: prev_comm=a prev_pid=1 prev_prio=1 prev_state=X ==> next_comm=b next_pid=2 next_prio=3\n")
 	f.Fuzz(func(t *testing.T, data []byte) { checkText(t, data, FormatTraceCmd) })
 }
 

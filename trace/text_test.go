@@ -179,6 +179,14 @@ func TestTextLines(t *testing.T) {
 			e.TargetCPU = 1
 		}),
 	}, {
+		name: "trace-cmd -l latency layout: comm cut to 8, CPU glued to the flags (spec §4)",
+		line: `trace-cm-6973    2d..3. 259445.106979: sched_switch: prev_comm=trace-cmd prev_pid=6973 prev_prio=120 prev_state=X ==> next_comm=swapper/2 next_pid=0 next_prio=120`,
+		want: ev(KindSwitch, 259445106979000, 2, 6973, func(e *Event) {
+			e.Task = Task{Pid: 6973, Comm: "trace-cmd", Prio: 120}
+			e.Next = Task{Pid: 0, Comm: "swapper/2", Prio: 120}
+			e.PrevState, e.RawState = StateDead, -1
+		}),
+	}, {
 		name: "trace-cmd loss mark",
 		line: "CPU:5 [12 EVENTS DROPPED]",
 		want: ev(KindLost, 0, 5, -1, func(e *Event) { e.Lost = 12 }),

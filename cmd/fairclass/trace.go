@@ -19,7 +19,7 @@ Reads a scheduling trace recorded on a Linux kernel and prints it as one
 JSON object a line, in the trace's order. FILE may be gzip-compressed; "-"
 reads standard input. The format is detected from the content:
   - the tracefs trace or trace_pipe file;
-  - trace-cmd report text, with or without -N, -R and -t
+  - trace-cmd report text, with or without -N, -R, -t and -l
     (ask for "trace-cmd report -N -t": kernel text, ns timestamps);
   - perf script / perf sched script text ("perf script --ns");
   - Android systrace HTML;
