@@ -20,9 +20,11 @@
 //
 // The events kept are those a replay of the fair class needs: sched_switch,
 // sched_waking, sched_wakeup, sched_wakeup_new, sched_migrate_task,
-// sched_process_fork/exec/exit/free, task_newtask, sched_stat_runtime and the
-// marks each format leaves where events were lost. Every other event (cpu_idle,
-// print, tracing_mark_write, …) is counted in Stats and not returned.
+// sched_process_fork/exec/exit/free, task_newtask, sched_pi_setprio,
+// sched_stat_runtime, the schedstats events sched_stat_wait/sleep/iowait/
+// blocked, and the marks each format leaves where events were lost. Every
+// other event (cpu_idle, print, tracing_mark_write, …) is counted in Stats
+// and not returned.
 //
 // prev_state is decoded per kernel era: from 4.14 the kernel reports at most
 // one of S D T t X Z P I, or R, with 0x100 marking a preemption (R+); before

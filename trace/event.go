@@ -24,6 +24,11 @@ const (
 	KindProcessFree      // sched_process_free: Task
 	KindNewTask          // task_newtask: Task is the new task (Perfetto's fork record)
 	KindStatRuntime      // sched_stat_runtime: Task, Runtime, Vruntime (0 from 6.8)
+	KindPiSetprio        // sched_pi_setprio: Task with its new Prio, OldPrio
+	KindStatWait         // sched_stat_wait (schedstats): Task, Delay
+	KindStatSleep        // sched_stat_sleep (schedstats): Task, Delay
+	KindStatIOWait       // sched_stat_iowait (schedstats): Task, Delay
+	KindStatBlocked      // sched_stat_blocked (schedstats): Task, Delay
 	KindLost             // events lost on CPU before this point; Lost = how many, 0 unknown
 	numKinds
 )
@@ -41,6 +46,11 @@ var kindNames = [numKinds]string{
 	KindProcessFree: "sched_process_free",
 	KindNewTask:     "task_newtask",
 	KindStatRuntime: "sched_stat_runtime",
+	KindPiSetprio:   "sched_pi_setprio",
+	KindStatWait:    "sched_stat_wait",
+	KindStatSleep:   "sched_stat_sleep",
+	KindStatIOWait:  "sched_stat_iowait",
+	KindStatBlocked: "sched_stat_blocked",
 	KindLost:        "lost_events",
 }
 
@@ -70,6 +80,11 @@ var kindByName = map[string]Kind{
 	"sched_process_free": KindProcessFree,
 	"task_newtask":       KindNewTask,
 	"sched_stat_runtime": KindStatRuntime,
+	"sched_pi_setprio":   KindPiSetprio,
+	"sched_stat_wait":    KindStatWait,
+	"sched_stat_sleep":   KindStatSleep,
+	"sched_stat_iowait":  KindStatIOWait,
+	"sched_stat_blocked": KindStatBlocked,
 }
 
 // Task names a task as an event records it: thread id, command name (at most
@@ -114,6 +129,11 @@ type Event struct {
 	// kernels from 6.8, which no longer print it.
 	Runtime  uint64
 	Vruntime uint64
+	// OldPrio is sched_pi_setprio's priority before the change (Task.Prio
+	// holds the new one); Delay is the ns of a sched_stat_wait, _sleep,
+	// _iowait or _blocked.
+	OldPrio int32
+	Delay   uint64
 	// Filename and OldPid are sched_process_exec's.
 	Filename string
 	OldPid   int32
@@ -124,7 +144,7 @@ type Event struct {
 // blank returns an Event with every "unknown" field set.
 func blank(k Kind) Event {
 	return Event{Kind: k, CPU: -1, Ctx: -1, Task: Task{Pid: -1, Prio: -1},
-		TargetCPU: -1, OrigCPU: -1}
+		TargetCPU: -1, OrigCPU: -1, OldPrio: -1}
 }
 
 // State is a switched-out task's state decoded from prev_state, the same bits

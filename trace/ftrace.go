@@ -657,6 +657,12 @@ func (r *Reader) parseBody(ev *Event, body []byte) string {
 		ev.Task = Task{Comm: f.str("comm"), Pid: f.i32("pid"), Prio: -1}
 		ev.Runtime = f.ns("runtime", true)
 		ev.Vruntime = f.ns("vruntime", false)
+	case KindPiSetprio:
+		ev.Task = Task{Comm: f.str("comm"), Pid: f.i32("pid"), Prio: f.i32("newprio")}
+		ev.OldPrio = f.i32("oldprio")
+	case KindStatWait, KindStatSleep, KindStatIOWait, KindStatBlocked:
+		ev.Task = Task{Comm: f.str("comm"), Pid: f.i32("pid"), Prio: -1}
+		ev.Delay = f.ns("delay", true)
 	}
 	return f.reason
 }

@@ -14,6 +14,10 @@ import (
 // trace.proto, trace_packet.proto, system_info.proto,
 // ftrace/ftrace_event_bundle.proto, ftrace/ftrace_event.proto,
 // ftrace/sched.proto, ftrace/task.proto). Perfetto never renumbers a field.
+// TRACE-REPLAY.md lists most; those of task_newtask (pid 1, comm 2),
+// sched_process_free (comm 1, pid 2, prio 3) and sched_pi_setprio (comm 1,
+// newprio 2, oldprio 3, pid 4) are from Perfetto's sched.proto and
+// task.proto, and the first two are checked against capture 5.
 const (
 	pfTracePacket = 1 // Trace.packet
 
@@ -44,6 +48,7 @@ var perfettoKinds = map[protowire.Number]Kind{
 	238: KindProcessExit,
 	239: KindProcessFork,
 	240: KindProcessFree,
+	353: KindPiSetprio,
 	491: KindMigrateTask,
 }
 
@@ -559,6 +564,9 @@ func (r *Reader) ftraceEvent(b []byte, cpu int32) string {
 		ev.Task = Task{Comm: str(1), Pid: m.i32(2), Prio: m.i32(3)}
 	case KindNewTask:
 		ev.Task = Task{Pid: m.i32(1), Comm: str(2), Prio: -1}
+	case KindPiSetprio:
+		ev.Task = Task{Comm: str(1), Pid: m.i32(4), Prio: m.i32(2)}
+		ev.OldPrio = m.i32(3)
 	}
 	r.pending = append(r.pending, ev)
 	return ""

@@ -75,7 +75,9 @@ func TestPerfettoHandBuilt(t *testing.T) {
 		bytes(pfBundleEvent, pb(nil).varint(1, 1840).int(2, 20).bytes(238,
 			pb(nil).str(1, "true").int(2, 20).int(3, 20).int(4, 120))).
 		bytes(pfBundleEvent, pb(nil).varint(1, 1850).int(2, 0).bytes(240,
-											pb(nil).str(1, "true").int(2, 20).int(3, 120))).
+			pb(nil).str(1, "true").int(2, 20).int(3, 120))).
+		bytes(pfBundleEvent, pb(nil).varint(1, 1855).int(2, 0).bytes(353,
+											pb(nil).str(1, "b").int(2, 98).int(3, 120).int(4, 11))).
 		bytes(pfBundleEvent, pb(nil).varint(1, 1860).int(2, 0).bytes(13, // cpu_idle
 			pb(nil).int(1, 1).int(2, 2)))
 	tr = append(tr, packet(pb(nil).bytes(pfPacketFtrace, b1))...)
@@ -118,6 +120,7 @@ func TestPerfettoHandBuilt(t *testing.T) {
 		ev(KindProcessExec, 1830, 2, 20, func(e *Event) { e.Task.Pid, e.Filename, e.OldPid = 20, "/bin/true", 20 }),
 		ev(KindProcessExit, 1840, 2, 20, func(e *Event) { e.Task = Task{20, "true", 120} }),
 		ev(KindProcessFree, 1850, 2, 0, func(e *Event) { e.Task = Task{20, "true", 120} }),
+		ev(KindPiSetprio, 1855, 2, 0, func(e *Event) { e.Task, e.OldPrio = Task{11, "b", 98}, 120 }),
 		ev(KindLost, 2000, 2, -1, nil),
 		ev(KindSwitch, 2000, 2, 11, func(e *Event) { // prev = the last next on CPU 2
 			e.Task, e.Next = Task{11, "b", 120}, Task{12, "c", 120}

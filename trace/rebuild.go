@@ -345,6 +345,10 @@ func (b *rebuilder) add(ev *Event) {
 		if ev.Task.Pid > 0 {
 			b.task(ev.Task, true).Exited = ev.Time
 		}
+	case KindPiSetprio:
+		if ev.Task.Pid > 0 {
+			b.task(ev.Task, true)
+		}
 	case KindLost:
 		b.rb.Lost++
 		b.lose(ev)

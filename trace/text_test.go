@@ -221,6 +221,18 @@ func TestTextLines(t *testing.T) {
 			e.TargetCPU = 1
 		}),
 	}, {
+		name: "sched_pi_setprio: the new priority in Task, the old in OldPrio",
+		line: `     rcu_preempt-8     [001] d..2. 7.000000: sched_pi_setprio: comm=kworker/1:1 pid=44 oldprio=120 newprio=98`,
+		want: ev(KindPiSetprio, 7000000000, 1, 8, func(e *Event) {
+			e.Task, e.OldPrio = Task{Pid: 44, Comm: "kworker/1:1", Prio: 98}, 120
+		}),
+	}, {
+		name: "schedstats sched_stat_sleep",
+		line: `          <idle>-0     [002] d.h2. 8.000000: sched_stat_sleep: comm=cat pid=501 delay=1500000 [ns]`,
+		want: ev(KindStatSleep, 8000000000, 2, 0, func(e *Event) {
+			e.Task, e.Delay = Task{Pid: 501, Comm: "cat", Prio: -1}, 1500000
+		}),
+	}, {
 		name: "task_newtask text form",
 		line: `            bash-100   [000] .....  5.000000: task_newtask: pid=101 comm=bash clone_flags=1200000 oom_score_adj=0`,
 		want: ev(KindNewTask, 5000000000, 0, 100, func(e *Event) {

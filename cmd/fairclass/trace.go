@@ -39,6 +39,9 @@ lost_events) and the fields of that kind:
   sched_process_exit, sched_process_free, task_newtask
                             ctx, task
   sched_stat_runtime        ctx, task, runtime, vruntime (before 6.8 only)
+  sched_pi_setprio          ctx, task (prio is the new one), old_prio
+  sched_stat_wait, sched_stat_sleep, sched_stat_iowait, sched_stat_blocked
+                            ctx, task, delay (ns)
   lost_events               lost (how many; 0 when the trace did not say)
 Unknown values are -1 (ctx, pid, prio, CPUs) or left out. A summary goes
 to standard error.
@@ -186,6 +189,8 @@ type jsonEvent struct {
 	TargetCPU *int32    `json:"target_cpu,omitempty"`
 	Runtime   *uint64   `json:"runtime,omitempty"`
 	Vruntime  *uint64   `json:"vruntime,omitempty"`
+	OldPrio   *int32    `json:"old_prio,omitempty"`
+	Delay     *uint64   `json:"delay,omitempty"`
 	Filename  string    `json:"filename,omitempty"`
 	OldPid    *int32    `json:"old_pid,omitempty"`
 	Lost      *int64    `json:"lost,omitempty"`
@@ -219,6 +224,10 @@ func jsonEventOf(ev trace.Event) jsonEvent {
 		if ev.Vruntime != 0 {
 			j.Vruntime = &ev.Vruntime
 		}
+	case trace.KindPiSetprio:
+		j.Task, j.OldPrio = task(ev.Task), &ev.OldPrio
+	case trace.KindStatWait, trace.KindStatSleep, trace.KindStatIOWait, trace.KindStatBlocked:
+		j.Task, j.Delay = task(ev.Task), &ev.Delay
 	case trace.KindLost:
 		j.Lost = &ev.Lost
 	}
