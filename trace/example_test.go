@@ -53,3 +53,27 @@ func ExampleReadAll_lenient() {
 	// 2 events, 1 line skipped: t.txt:4: no [CPU] column <nil>
 	// t.txt:4: no [CPU] column
 }
+
+func ExampleRebuildEvents() {
+	evs, _, err := trace.ReadAll(strings.NewReader(twoLines+
+		`  AudioOutputDevi-32308 [002] d..2 21926.770300: sched_switch: prev_comm=AudioOutputDevi prev_pid=32308 prev_prio=120 prev_state=S ==> next_comm=swapper/2 next_pid=0 next_prio=120
+`), trace.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	rb := trace.RebuildEvents(evs)
+	task := rb.Tasks[32308]
+	for _, run := range task.Runs {
+		fmt.Printf("%s ran on CPU %d for %d ns, then %s\n", task.Comm, run.CPU, run.End-run.Start, run.How)
+	}
+	// The first pick on a CPU is not consistent: the trace had not shown
+	// what ran there before it.
+	for _, p := range rb.Picks[2] {
+		fmt.Printf("CPU 2 picked %d from %v (consistent: %v)\n", p.Next, p.Runnable, p.Consistent())
+	}
+	// Output:
+	// AudioOutputDevi ran on CPU 2 for 39000 ns, then blocked
+	// CPU 2 picked 32308 from [32308] (consistent: false)
+	// CPU 2 picked 0 from [] (consistent: true)
+}
