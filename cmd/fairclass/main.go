@@ -5,6 +5,7 @@
 //	fairclass sim CONFIG.json [--json OUT] [--csv OUT] [--trace OUT] [--seed N] [--quiet]
 //	fairclass bench [--sizes LIST]
 //	fairclass topology [--packages N --llcs N --cores N --threads N] [--numbering linear|x86] [--format debugfs|proc|dmesg]
+//	fairclass trace import [--lenient] [--kernel REL] [--format NAME] FILE
 //	fairclass help [TOPIC]
 //
 // Run "fairclass help" for the details. Exit status: 0 success, 1 failure
@@ -45,9 +46,7 @@ func commands() []command {
 		{"sim", "CONFIG.json", "run a simulation described in JSON and print its report", simHelp, simCmd},
 		{"bench", "", "measure the pick path of both timelines", benchHelp, benchCmd},
 		{"topology", "", "print the scheduling domains of a machine", topologyHelp, topologyCmd},
-		// The trace subcommand registers here, one entry like the others:
-		// {"trace", "FILE [flags]", "...", traceHelp, runTrace},
-		// with runTrace and traceHelp in trace.go.
+		{"trace", "import FILE", "print a recorded kernel trace as JSON lines", traceHelp, traceCmd},
 	}
 }
 

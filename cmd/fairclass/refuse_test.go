@@ -89,9 +89,17 @@ func TestRefusals(t *testing.T) {
 			"fairclass topology: --cpu -1: the machine has CPUs 0-7"},
 		// help.
 		{"help on nothing known", nil, []string{"help", "nope"}, 2,
-			`fairclass help: no help on "nope" (topics: replay, sim, bench, topology, scenario, features)`},
+			`fairclass help: no help on "nope" (topics: replay, sim, bench, topology, trace, scenario, features)`},
 		{"unknown command", nil, []string{"reply"}, 2,
-			`fairclass: unknown command "reply" (want replay, sim, bench or topology; run "fairclass help")`},
+			`fairclass: unknown command "reply" (want replay, sim, bench, topology or trace; run "fairclass help")`},
+		{"trace without import", nil, []string{"trace", "x.txt"}, 2,
+			`fairclass trace: want the subcommand import; see "fairclass help trace"`},
+		{"trace import of no file", nil, []string{"trace", "import"}, 2,
+			`fairclass trace: want one trace file, got 0; see "fairclass help trace"`},
+		{"trace import with a bad kernel", nil, []string{"trace", "import", "--kernel", "six", "x.txt"}, 2,
+			`fairclass trace: --kernel "six" is not a release like 6.6.30; see "fairclass help trace"`},
+		{"trace import with a bad format", nil, []string{"trace", "import", "--format", "pcap", "x.txt"}, 2,
+			`fairclass trace: unknown --format "pcap"; see "fairclass help trace"`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/schedmodel/fairclass/trace"
@@ -57,16 +56,16 @@ Flags:
                   detecting it
 `
 
-func traceCmd(args []string, stdout, stderr io.Writer) int {
+func traceCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) == 0 || args[0] != "import" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
 			fmt.Fprint(stdout, traceHelp)
 			return 0
 		}
-		fmt.Fprintf(stderr, "fairclass trace: want the subcommand import\n\n%s", traceHelp)
+		fmt.Fprintln(stderr, `fairclass trace: want the subcommand import; see "fairclass help trace"`)
 		return 2
 	}
-	fs := flag.NewFlagSet("trace import", flag.ContinueOnError)
+	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
 	lenient := fs.Bool("lenient", false, "")
 	kernel := fs.String("kernel", "", "")
 	format := fs.String("format", "", "")
@@ -78,7 +77,7 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 	if *kernel != "" {
 		era, ok := trace.EraOf(*kernel)
 		if !ok {
-			fmt.Fprintf(stderr, "fairclass trace import: --kernel %q is not a release like 6.6.30\n\n%s", *kernel, traceHelp)
+			fmt.Fprintf(stderr, "fairclass trace: --kernel %q is not a release like 6.6.30; see \"fairclass help trace\"\n", *kernel)
 			return 2
 		}
 		opt.Era = era
@@ -86,7 +85,7 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 	if *format != "" {
 		f, ok := traceFormats[*format]
 		if !ok {
-			fmt.Fprintf(stderr, "fairclass trace import: unknown --format %q\n\n%s", *format, traceHelp)
+			fmt.Fprintf(stderr, "fairclass trace: unknown --format %q; see \"fairclass help trace\"\n", *format)
 			return 2
 		}
 		opt.Format = f
@@ -95,7 +94,7 @@ func traceCmd(args []string, stdout, stderr io.Writer) int {
 	var err error
 	if pos[0] == "-" {
 		opt.Name = "stdin"
-		r, err = trace.NewReader(os.Stdin, opt)
+		r, err = trace.NewReader(stdin, opt)
 	} else {
 		r, err = trace.Open(pos[0], opt)
 	}

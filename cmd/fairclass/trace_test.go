@@ -13,7 +13,7 @@ import (
 func runTraceCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code = traceCmd(args, &out, &errb)
+	code = traceCmd(args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 
