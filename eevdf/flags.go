@@ -1,5 +1,7 @@
 package eevdf
 
+import "fmt"
+
 // EnqueueFlags are the ENQUEUE_* flags of kernel/sched/sched.h, with the
 // kernel's values.
 type EnqueueFlags uint32
@@ -71,3 +73,19 @@ const (
 	// WFRqSelected: CPU selection chose this runqueue.
 	WFRqSelected WakeFlags = 0x80
 )
+
+// The flags a caller may pass: every bit outside these sets is refused
+// with ErrBadFlags before anything that depends on the flags is looked at.
+// The fair-internal flags (ENQUEUE_QUEUED, the migrating dequeue) are
+// outside them: the model sets them itself where the kernel does.
+const (
+	enqueueFlagsMask = EnqueueWakeup | EnqueueRestore | EnqueueMove | EnqueueDelayed | EnqueueMigrated | EnqueueInitial
+	dequeueFlagsMask = DequeueSleep | DequeueSave | DequeueMove | DequeueDelayed | DequeueSpecial
+	wakeFlagsMask    = WFExec | WFFork | WFTTWU | WFSync | WFMigrated | WFCurrentCPU | WFRqSelected
+)
+
+// errStrayFlags is the error for flag bits outside the defined set, out of
+// line so that the callers' test stays small.
+func errStrayFlags(kind string, stray uint32) error {
+	return fmt.Errorf("%w: %s 0x%x outside the defined set", ErrBadFlags, kind, stray)
+}

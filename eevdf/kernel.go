@@ -71,7 +71,12 @@ func WithKernel(k Kernel) Option {
 }
 
 // Kernel returns the kernel the runqueue follows.
-func (rq *CfsRq) Kernel() Kernel { return rq.kernel }
+func (rq *CfsRq) Kernel() Kernel {
+	if rq == nil {
+		return 0
+	}
+	return rq.kernel
+}
 
 // before71 reports whether the runqueue follows v7.1 or an earlier kernel.
 func (rq *CfsRq) before71() bool { return rq.kernel >= KernelV71 }

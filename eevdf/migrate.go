@@ -70,6 +70,9 @@ func (l *taskList) moveToHead(se *SchedEntity) {
 // signals. The list must not change during the walk.
 func (rq *CfsRq) Tasks() iter.Seq[*SchedEntity] {
 	return func(yield func(*SchedEntity) bool) {
+		if rq == nil {
+			return
+		}
 		for se := rq.tasks.head; se != nil; se = se.link.next {
 			if !yield(se) {
 				return
@@ -80,12 +83,20 @@ func (rq *CfsRq) Tasks() iter.Seq[*SchedEntity] {
 
 // LastTask returns the tail of cfs_tasks, the least recently run queued
 // task, or nil: where detach_tasks starts.
-func (rq *CfsRq) LastTask() *SchedEntity { return rq.tasks.tail }
+func (rq *CfsRq) LastTask() *SchedEntity {
+	if rq == nil {
+		return nil
+	}
+	return rq.tasks.tail
+}
 
 // RotateTask moves a queued task to the head of cfs_tasks, as detach_tasks
 // does with a task it may not take (so the walk from the tail meets the
 // next one). It fails for a task that is not queued here.
 func (rq *CfsRq) RotateTask(se *SchedEntity) error {
+	if err := rq.checkMade(); err != nil {
+		return err
+	}
 	if se == nil {
 		return ErrNilEntity
 	}
@@ -198,7 +209,12 @@ func (rq *CfsRq) SyncLoadAvg(se *SchedEntity) error {
 
 // NrIdle returns the root queue's h_nr_idle: the queued SCHED_IDLE tasks
 // (and, with groups, every task below an idle group).
-func (rq *CfsRq) NrIdle() int { return rq.hNrIdle }
+func (rq *CfsRq) NrIdle() int {
+	if rq == nil {
+		return 0
+	}
+	return rq.hNrIdle
+}
 
 // UpdateBlockedAverages is the fair part of
 // __sched_balance_update_blocked_averages (__update_blocked_fair), which
@@ -211,7 +227,7 @@ func (rq *CfsRq) NrIdle() int { return rq.hNrIdle }
 // the groups' creation order reversed, which puts every child before its
 // parent as the kernel's leaf list does.
 func (rq *CfsRq) UpdateBlockedAverages() bool {
-	if !rq.pelt {
+	if rq == nil || !rq.pelt {
 		return false
 	}
 	blocked := false
@@ -241,6 +257,9 @@ func (rq *CfsRq) UpdateBlockedAverages() bool {
 // otherwise.
 func (rq *CfsRq) TasksFromTail() iter.Seq[*SchedEntity] {
 	return func(yield func(*SchedEntity) bool) {
+		if rq == nil {
+			return
+		}
 		for se := rq.tasks.tail; se != nil; se = se.link.prev {
 			if !yield(se) {
 				return

@@ -65,6 +65,9 @@ type EntitySnapshot struct {
 // Snapshot returns the runqueue's state. It allocates; it is meant for
 // tests, traces and reports, not for hot paths.
 func (rq *CfsRq) Snapshot() Snapshot {
+	if rq == nil {
+		return Snapshot{}
+	}
 	s := Snapshot{
 		Clock:        rq.clock,
 		V:            rq.V(),
@@ -97,8 +100,13 @@ func (rq *CfsRq) Snapshot() Snapshot {
 }
 
 // EntitySnapshot returns one entity's state, with its lag and eligibility
-// judged on this runqueue (eligible is false unless it is queued here).
+// judged on this runqueue (eligible is false unless it is queued here; on
+// a nil runqueue the lag is taken from V = 0). A nil se gives the zero
+// EntitySnapshot.
 func (rq *CfsRq) EntitySnapshot(se *SchedEntity) EntitySnapshot {
+	if se == nil {
+		return EntitySnapshot{}
+	}
 	return EntitySnapshot{
 		Name:            se.name,
 		Weight:          se.Weight(),

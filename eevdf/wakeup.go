@@ -19,7 +19,7 @@ const (
 // wakeup requests a reschedule. A p that is not queued on this runqueue is
 // ignored.
 func (rq *CfsRq) WakeupPreempt(p *SchedEntity, wf WakeFlags) {
-	if p == nil || !p.onRq || p.rq != rq {
+	if p == nil || !p.onRq || p.rq != rq || rq == nil {
 		return
 	}
 	rq.wakeupPreempt(p, wf)
