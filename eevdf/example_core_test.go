@@ -82,7 +82,7 @@ func ExampleCfsRq_SetFeatures() {
 		rq.WakeUpNew(b)
 		rq.PickNext() // A
 		rq.SetClock(350_000)
-		rq.Tick() // A's first request is done
+		rq.Tick()     // A's first request is done
 		rq.PickNext() // B
 		rq.SetClock(450_000)
 		rq.Sleep() // B sleeps owed 125 µs; A runs
