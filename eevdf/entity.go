@@ -20,6 +20,8 @@ const (
 	PolicyIdle
 )
 
+// String returns "normal", "batch", "idle", or "Policy(n)" for another
+// value.
 func (p Policy) String() string {
 	switch p {
 	case PolicyNormal:
@@ -376,6 +378,7 @@ func (se *SchedEntity) ExecStart() uint64 {
 	return se.execStart
 }
 
+// String returns the entity's name, "<nil>" for a nil entity.
 func (se *SchedEntity) String() string {
 	if se == nil {
 		return "<nil>"

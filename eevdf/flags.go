@@ -3,7 +3,8 @@ package eevdf
 import "fmt"
 
 // EnqueueFlags are the ENQUEUE_* flags of kernel/sched/sched.h, with the
-// kernel's values.
+// kernel's values. Enqueue refuses any bit outside the constants below
+// with ErrBadFlags.
 type EnqueueFlags uint32
 
 // Enqueue flags. Only those with an effect on a flat fair runqueue are
@@ -28,7 +29,8 @@ const (
 	enqueueQueued EnqueueFlags = 0x200000
 )
 
-// DequeueFlags are the DEQUEUE_* flags, with the kernel's values.
+// DequeueFlags are the DEQUEUE_* flags, with the kernel's values. Dequeue
+// refuses any bit outside the constants below with ErrBadFlags.
 type DequeueFlags uint32
 
 // Dequeue flags.
@@ -52,7 +54,9 @@ const (
 	dequeueMigrating DequeueFlags = 0x10
 )
 
-// WakeFlags are the WF_* wake flags.
+// WakeFlags are the WF_* wake flags, with the kernel's values. Wakeup
+// refuses any bit outside the constants below with ErrBadFlags;
+// WakeupPreempt, which reports no error, reads only the bits it tests.
 type WakeFlags uint32
 
 // Wake flags.

@@ -61,6 +61,8 @@ const (
 
 var cgroupModeNames = [numCgroupModes]string{"up", "smp", "concur", "max", "tasks"}
 
+// String returns the debugfs spelling ("up", "smp", "concur", "max",
+// "tasks"), or "CgroupMode(n)" for another value.
 func (m CgroupMode) String() string {
 	if m < numCgroupModes {
 		return cgroupModeNames[m]
@@ -89,9 +91,9 @@ const (
 	maxGroupCapWeight = 88761 << schedFixedpointShift
 	// CPUWeightMin, CPUWeightDefault and CPUWeightMax bound cgroup v2's
 	// cpu.weight.
-	CPUWeightMin     = 1
-	CPUWeightDefault = 100
-	CPUWeightMax     = 10000
+	CPUWeightMin     = 1     // the smallest cpu.weight
+	CPUWeightDefault = 100   // a new group's cpu.weight (shares NICE_0_LOAD)
+	CPUWeightMax     = 10000 // the largest cpu.weight
 )
 
 // Hierarchy is the cgroup tree of one machine, shared by its runqueues:

@@ -33,6 +33,8 @@ const (
 	KernelV70
 )
 
+// String returns "v7.3", "v7.1", "v7.0" (ParseKernel's spellings), or
+// "Kernel(n)" for another value.
 func (k Kernel) String() string {
 	switch k {
 	case KernelV73:

@@ -49,16 +49,19 @@ func (rq *CfsRq) lagLimit(se *SchedEntity) int64 {
 // What is bounded is the value saved in se's vlag at the moment of a lag
 // update — a dequeue (before the delay decision when a lag-floor toggle is
 // on, at the real removal otherwise), a delayed entity's requeue or
-// completion, a weight change of a queued entity — and only with the
+// completion, the save of a nice or slice change — and only with the
 // queue as it is at that moment: its largest slice shrinks as entities
-// leave and grows as they join. The live lag V − v of a queued entity (Lag)
-// is not bounded by it: a running entity's falls without limit, a waiting
+// leave and grows as they join. A weight change then rescales the saved
+// lag with w·vlag kept (truncated), so that |vlag|·w stays within the old
+// limit times the old weight. The live lag V − v of a queued entity (Lag)
+// is not bounded: a running entity's falls without limit, a waiting
 // entity's grows while others run.
 //
-// The seed-000 toggles qualify the bound for an entity leaving the
-// delayed state:
-//   - NO_DELAY_LAG_FLOOR (v7.0): −limit ≤ vlag ≤ limit after every update;
-//     a sleep that is delayed records nothing (vlag keeps its old value).
+// The seed-000 toggles qualify the bound for the updates of a delayed
+// entity (its requeue, its completion, the save of a change):
+//   - NO_DELAY_LAG_FLOOR (v7.0): −limit ≤ vlag ≤ limit after every update
+//     (DELAY_ZERO then zeroes a positive lag as the delayed state ends); a
+//     sleep that is delayed records nothing (vlag keeps its old value).
 //   - DELAY_LAG_FLOOR (merged): vlag = max(clamped, vlag saved before),
 //     then, under DELAY_ZERO, min(…, 0). So vlag ≥ −limit always, and
 //     vlag ≤ limit under DELAY_ZERO; without DELAY_ZERO vlag ≤

@@ -85,6 +85,7 @@ const (
 	RBTree
 )
 
+// String returns "btree", "rbtree", or "Backend(n)" for another value.
 func (b Backend) String() string {
 	switch b {
 	case BTree:
