@@ -19,6 +19,9 @@ import "fmt"
 // ErrLifecycle for an entity that was enqueued before (a task is new only
 // once; wake it with Wakeup).
 func (rq *CfsRq) WakeUpNew(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -56,6 +59,9 @@ func (rq *CfsRq) WakeUpNew(se *SchedEntity) error {
 // between its Dequeue for a sleep and the next PickNext cannot be woken);
 // ErrAlreadyQueued for a queued entity that is not delayed.
 func (rq *CfsRq) Wakeup(se *SchedEntity, wf WakeFlags) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}

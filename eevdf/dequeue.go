@@ -24,6 +24,9 @@ import (
 // queued here; ErrNotDelayed for DequeueDelayed of an entity that is not
 // delayed; ErrDelayed for a second sleep of a delayed entity.
 func (rq *CfsRq) Dequeue(se *SchedEntity, flags DequeueFlags) (bool, error) {
+	if rq == nil {
+		return false, ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return false, err
 	}

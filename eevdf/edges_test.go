@@ -192,6 +192,14 @@ func TestNilReceiversAndArguments(t *testing.T) {
 	e.err("RotateTask(nil)", eevdf.ErrNilEntity, func() error { return live.RotateTask(nil) })
 	e.err("Wakeup(nil)", eevdf.ErrNilEntity, func() error { return live.Wakeup(nil, 0) })
 	e.err("WakeUpNew(nil)", eevdf.ErrNilEntity, func() error { return live.WakeUpNew(nil) })
+	e.err("WakeUpNew of a zero SchedEntity", eevdf.ErrNilEntity, func() error { return live.WakeUpNew(&eevdf.SchedEntity{}) })
+	e.err("Enqueue of a zero SchedEntity", eevdf.ErrNilEntity, func() error { return live.Enqueue(&eevdf.SchedEntity{}, eevdf.EnqueueInitial) })
+	e.err("SetNice of a zero SchedEntity", eevdf.ErrNilEntity, func() error { return live.SetNice(&eevdf.SchedEntity{}, 1) })
+	e.eq("queries of a zero SchedEntity", "false 0 false", func() any {
+		zse := &eevdf.SchedEntity{}
+		live.WakeupPreempt(zse, eevdf.WFTTWU)
+		return fmt.Sprintf("%v %d %v", live.Eligible(zse), live.LagLimit(zse), live.YieldTo(zse))
+	})
 	e.eq("Lag(nil)", int64(0), func() any { return live.Lag(nil) })
 	e.eq("LagLimit(nil)", int64(0), func() any { return live.LagLimit(nil) })
 	e.eq("EntitySnapshot(nil)", eevdf.EntitySnapshot{}, func() any { return live.EntitySnapshot(nil) })

@@ -23,6 +23,9 @@ import (
 // EnqueueDelayed of an entity that is not queued here or not delayed;
 // ErrAlreadyQueued for any other enqueue of a queued entity.
 func (rq *CfsRq) Enqueue(se *SchedEntity, flags EnqueueFlags) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}

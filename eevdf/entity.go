@@ -41,6 +41,10 @@ func (p Policy) String() string {
 // Invariants between operations: the entity is in its runqueue's
 // timeline iff it is on_rq and not the runqueue's current entity; a
 // delayed entity is on_rq; deadline is absolute unless relDeadline.
+//
+// A nil *SchedEntity reads as a zero entity: every accessor returns its
+// zero value (String "<nil>", Group nil: the root group) and SetData does
+// nothing.
 type SchedEntity struct {
 	name string
 

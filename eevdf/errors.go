@@ -30,7 +30,8 @@ var (
 	ErrNotDelayed = errors.New("entity not delayed")
 	// ErrBadFlags: a flag combination the kernel never passes.
 	ErrBadFlags = errors.New("bad flags")
-	// ErrNilEntity: a nil *SchedEntity where an operation needs one.
+	// ErrNilEntity: a nil *SchedEntity where an operation needs one, or
+	// one that NewEntity did not make (its zero value).
 	ErrNilEntity = errors.New("nil entity")
 	// ErrNilRunqueue: an operation on a nil *CfsRq, or on a CfsRq that
 	// NewCfsRq did not make (its zero value).

@@ -101,6 +101,10 @@ const (
 // is the hierarchy NewHierarchy() returns (mode concur, one online CPU,
 // only the root group). It is not safe for concurrent use, and neither
 // are its runqueues while it changes.
+//
+// A nil *Hierarchy has the defaults and no groups: Root returns nil, Mode
+// ModeConcur, OnlineCPUs 1, Groups nil; SetMode does nothing and NewGroup
+// fails with ErrBadGroup.
 type Hierarchy struct {
 	mode       CgroupMode
 	onlineCPUs int
@@ -210,6 +214,12 @@ func (h *Hierarchy) Groups() []*TaskGroup {
 }
 
 // TaskGroup is a cgroup with the cpu controller (struct task_group).
+//
+// A nil *TaskGroup stands for the root group, as SchedEntity.Group
+// returns it for a task never put in a group: its queries answer as a
+// root's (name and path "/", no parent, no hierarchy, shares NICE_0_LOAD,
+// cpu.weight 100, not idle, zero averages) and its writes fail with
+// ErrBadGroup.
 type TaskGroup struct {
 	h      *Hierarchy
 	name   string

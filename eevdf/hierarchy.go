@@ -480,6 +480,9 @@ func (rq *CfsRq) tickLevels(c *SchedEntity) {
 // "new") only records the group. Moving a task to its own group does
 // nothing.
 func (rq *CfsRq) MoveToGroup(se *SchedEntity, g *TaskGroup) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}

@@ -74,9 +74,10 @@ func (rq *CfsRq) lagLimit(se *SchedEntity) int64 {
 //     saved positive lag above the current limit.
 //
 // The limit is a property of the queue and of se's weight only: se need
-// not be queued. It is 0 for a nil se or a nil runqueue.
+// not be queued. It is 0 for a nil se, a SchedEntity NewEntity did not
+// make (no weight) and a nil runqueue.
 func (rq *CfsRq) LagLimit(se *SchedEntity) int64 {
-	if rq == nil || se == nil {
+	if rq == nil || se == nil || se.hload == 0 {
 		return 0
 	}
 	return rq.lagLimit(se)

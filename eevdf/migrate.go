@@ -120,6 +120,9 @@ func (rq *CfsRq) RotateTask(se *SchedEntity) error {
 // The running task cannot be detached (put it back first, as the CPU
 // stopper does, with PutPrev).
 func (rq *CfsRq) DetachTask(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -151,6 +154,9 @@ func (rq *CfsRq) DetachTask(se *SchedEntity) error {
 // The task must not be queued (a delayed task is woken in place and never
 // migrates at wakeup).
 func (rq *CfsRq) MigrateOut(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -172,6 +178,9 @@ func (rq *CfsRq) MigrateOut(se *SchedEntity) error {
 // queue's removed accumulators until the queue's next update. The task
 // must not be queued.
 func (rq *CfsRq) RemoveLoadAvg(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -197,6 +206,9 @@ func (rq *CfsRq) removeEntityLoadAvg(se *SchedEntity) {
 // blocked, to its queue's last update — what the fork and exec slow path
 // does before comparing CPUs. It does nothing to a task never attached.
 func (rq *CfsRq) SyncLoadAvg(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}

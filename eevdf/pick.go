@@ -170,6 +170,9 @@ func (rq *CfsRq) PutPrev() {
 // eligible or not, without a pick (no delayed dequeue completes). Forcing
 // the running entity picks it again. It clears need-resched.
 func (rq *CfsRq) SetNext(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}

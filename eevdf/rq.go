@@ -399,7 +399,7 @@ func (rq *CfsRq) V() uint64 {
 
 // Eligible reports entity_eligible for a queued entity of this runqueue:
 // its vruntime is not after V (with its own weight counted). It is false
-// for an entity that is not queued here.
+// for an entity that is not queued here, and for a nil one.
 func (rq *CfsRq) Eligible(se *SchedEntity) bool {
 	if se == nil || !se.onRq || se.rq != rq || rq == nil {
 		return false
@@ -409,12 +409,12 @@ func (rq *CfsRq) Eligible(se *SchedEntity) bool {
 
 // Lag returns (s64)(V − vruntime) for se (queued or not), V as V returns
 // it: the live lag, not clamped (VLag is the clamped value saved at the
-// last dequeue). It is 0 for a nil se.
+// last dequeue). It is 0 for a nil se and on a nil runqueue.
 func (rq *CfsRq) Lag(se *SchedEntity) int64 {
-	if se == nil {
+	if se == nil || rq == nil {
 		return 0
 	}
-	return int64(rq.V() - se.vruntime)
+	return int64(rq.zeroVruntime + uint64(rq.avgDelta()) - se.vruntime)
 }
 
 // Entities returns the queued entities in timeline order (deadline, then
@@ -442,12 +442,12 @@ func (rq *CfsRq) resched() { rq.needResched = true }
 // and in the root group passes both tests; that common case is decided
 // inline, the rest by checkOwnerSlow.
 //
-// It also refuses every entity to a nil runqueue and to one NewCfsRq did
-// not make (no base slice): an entity passes the inline test only once an
-// enqueue on rq passed the full one, so the fast path needs rq != nil
-// alone.
+// rq must not be nil: the exported callers test that first, which keeps
+// this test within the inlining budget. checkOwnerSlow refuses every
+// entity to a runqueue NewCfsRq did not make (no base slice): an entity
+// passes the inline test only once an enqueue on rq passed the full one.
 func (rq *CfsRq) checkOwner(se *SchedEntity) error {
-	if se != nil && se.rq == rq && rq != nil && se.group == nil {
+	if se != nil && se.rq == rq && se.group == nil {
 		return nil
 	}
 	return rq.checkOwnerSlow(se)
@@ -460,6 +460,9 @@ func (rq *CfsRq) checkOwnerSlow(se *SchedEntity) error {
 	}
 	if se == nil {
 		return ErrNilEntity
+	}
+	if se.load.weight == 0 {
+		return fmt.Errorf("%w: %q is a SchedEntity that NewEntity did not make", ErrNilEntity, se.name)
 	}
 	if se.rq != nil && se.rq != rq && (se.onRq || se.rq.curr == se) {
 		return fmt.Errorf("%w: %s", ErrForeignEntity, se.name)

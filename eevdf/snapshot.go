@@ -101,8 +101,7 @@ func (rq *CfsRq) Snapshot() Snapshot {
 
 // EntitySnapshot returns one entity's state, with its lag and eligibility
 // judged on this runqueue (eligible is false unless it is queued here; on
-// a nil runqueue the lag is taken from V = 0). A nil se gives the zero
-// EntitySnapshot.
+// a nil runqueue both are zero). A nil se gives the zero EntitySnapshot.
 func (rq *CfsRq) EntitySnapshot(se *SchedEntity) EntitySnapshot {
 	if se == nil {
 		return EntitySnapshot{}

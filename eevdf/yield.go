@@ -39,7 +39,7 @@ func (rq *CfsRq) Yield() {
 }
 
 // YieldTo is yield_to_task_fair: make p the next buddy and yield. It
-// returns false, doing nothing, if p is not queued here or is delayed
+// returns false, doing nothing, if p is nil, not queued here or delayed
 // (v7.1 accepted a delayed p).
 func (rq *CfsRq) YieldTo(p *SchedEntity) bool {
 	if p == nil || !p.onRq || p.rq != rq || rq == nil || p.delayed && !rq.before71() {
