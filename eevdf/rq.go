@@ -401,7 +401,9 @@ func (rq *CfsRq) V() uint64 {
 // its vruntime is not after V (with its own weight counted). It is false
 // for an entity that is not queued here, and for a nil one.
 func (rq *CfsRq) Eligible(se *SchedEntity) bool {
-	if se == nil || !se.onRq || se.rq != rq || rq == nil {
+	// An on_rq entity's rq is the runqueue that enqueued it, never nil:
+	// the test below also refuses everything to a nil runqueue.
+	if se == nil || !se.onRq || se.rq != rq {
 		return false
 	}
 	return rq.entityEligible(se)

@@ -19,7 +19,7 @@ const (
 // wakeup requests a reschedule. A p that is not queued on this runqueue is
 // ignored, and so is a nil p.
 func (rq *CfsRq) WakeupPreempt(p *SchedEntity, wf WakeFlags) {
-	if p == nil || !p.onRq || p.rq != rq || rq == nil {
+	if p == nil || !p.onRq || p.rq != rq { // (a nil rq has no on_rq entity)
 		return
 	}
 	rq.wakeupPreempt(p, wf)

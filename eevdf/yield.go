@@ -42,7 +42,7 @@ func (rq *CfsRq) Yield() {
 // returns false, doing nothing, if p is nil, not queued here or delayed
 // (v7.1 accepted a delayed p).
 func (rq *CfsRq) YieldTo(p *SchedEntity) bool {
-	if p == nil || !p.onRq || p.rq != rq || rq == nil || p.delayed && !rq.before71() {
+	if p == nil || !p.onRq || p.rq != rq || p.delayed && !rq.before71() {
 		return false
 	}
 	rq.setNextBuddy(p)
