@@ -224,8 +224,9 @@ func (rq *CfsRq) Features() features.Set {
 // SetFeatures replaces the feature set at run time, as a write to debugfs
 // sched/features does. As in the kernel, nothing is recomputed at the
 // write: each toggle takes effect at its next use — the next placement
-// reads PLACE_LAG, the next pick of a new curr RUN_TO_PARITY, the next
-// dequeue the lag-floor toggles — and state built under the old set
+// reads PLACE_LAG, the next switch to a new curr (and the next wakeup
+// check) RUN_TO_PARITY, the next dequeue the lag-floor toggles — and
+// state built under the old set
 // stays as it is (a delayed entity stays delayed after NO_DELAY_DEQUEUE
 // until a pick, a wakeup or a flush ends it; PARANOID_AVG's sum_shift and
 // PLACE_JOIN_LAG's sum_jlag keep their values). The runqueue caches
