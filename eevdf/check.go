@@ -42,6 +42,9 @@ import (
 // Check runs in O(n) and allocates little; call it after every step in
 // tests and fuzzing.
 func (rq *CfsRq) Check() error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.tl.verify(); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}

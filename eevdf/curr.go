@@ -36,7 +36,11 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 
 // UpdateCurr charges the running entity up to the current clock
 // (update_curr_fair).
-func (rq *CfsRq) UpdateCurr() { rq.updateCurr() }
+func (rq *CfsRq) UpdateCurr() {
+	if rq != nil {
+		rq.updateCurr()
+	}
+}
 
 // updateDeadline is update_deadline: once the vruntime reached the
 // deadline, a new request starts from the current vruntime (the overshoot

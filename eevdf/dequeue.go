@@ -15,10 +15,23 @@ import (
 // DequeueSleep|DequeueDelayed completes the dequeue of a delayed entity;
 // DequeueSave saves it for a nice or slice change (never delayed, the
 // deadline made relative). Dequeuing the running entity for a sleep leaves
-// it Curr, no longer on_rq, until the next PickNext.
+// it Curr, no longer on_rq, until the next PickNext (Sleep does both).
+//
+// Errors, each leaving everything unchanged: ErrNilRunqueue, ErrNilEntity,
+// ErrForeignEntity or ErrForeignGroup for an entity this runqueue may not
+// take; ErrBadFlags for bits outside the exported flags (checked first) or
+// DequeueDelayed without DequeueSleep; ErrNotQueued for an entity not
+// queued here; ErrNotDelayed for DequeueDelayed of an entity that is not
+// delayed; ErrDelayed for a second sleep of a delayed entity.
 func (rq *CfsRq) Dequeue(se *SchedEntity, flags DequeueFlags) (bool, error) {
+	if rq == nil {
+		return false, ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return false, err
+	}
+	if stray := flags &^ dequeueFlagsMask; stray != 0 {
+		return false, errStrayFlags("dequeue flags", uint32(stray))
 	}
 	switch {
 	case !se.onRq || se.rq != rq:

@@ -12,6 +12,9 @@
 // before each scheduler entry. The operations are the kernel's entry
 // points, named after them:
 //
+//	WakeUpNew     wake_up_new_task: Enqueue as new, then WakeupPreempt(WFFork)
+//	Wakeup        try_to_wake_up: requeue a delayed task or Enqueue, then WakeupPreempt
+//	Sleep         the running task blocks: Dequeue(DequeueSleep), then PickNext
 //	Enqueue       enqueue_task_fair (wakeup, new task, restore, delayed requeue)
 //	Dequeue       dequeue_task_fair (sleep — maybe delayed —, save, completion)
 //	PickNext      __schedule: pick_task_fair, then put_prev/set_next if it changed
@@ -22,6 +25,7 @@
 //	SetNice       set_user_nice (the save/restore cycle, prio_changed_fair)
 //	SetSlice      sched_setattr's sched_runtime
 //	SetNext       a core-scheduling forced pick
+//	SetFeatures   a write to debugfs sched/features, effective at each toggle's next use
 //
 // EEVDF in one paragraph: every entity has a virtual runtime v that
 // advances at NICE_0_LOAD/w of real time, and a virtual deadline one
@@ -30,8 +34,9 @@
 // its share); the pick runs the eligible entity with the earliest deadline.
 // An entity's lag V − v is the service it is owed; it is saved when the
 // entity leaves and restored when it comes back, clamped to a request plus
-// a tick. The kernel refines this with slice protection (the running
-// entity keeps the CPU up to its deadline unless a shorter request waits),
+// a tick (LagLimit). The kernel refines this with slice protection (the
+// running entity keeps the CPU up to its deadline unless a shorter request
+// waits),
 // delayed dequeue (an ineligible sleeper stays queued until its negative lag
 // is spent), short-slice wakeup preemption and buddies; each is modelled as
 // the kernel does it, and each kernel feature toggle of package features
@@ -75,9 +80,12 @@
 // aggregates, the sums, the counters, the eligibility of some queued
 // entity, the buddy); tests and fuzzers call it after every step.
 // Misuse — enqueueing twice, dequeuing what is not queued, a weight of 0, a
-// nice outside −20..19, a clock going backwards, an entity of another
-// runqueue — returns an error wrapping an exported sentinel and changes
-// nothing; nothing panics on caller input. A CfsRq is not safe for
+// nice outside −20..19, flag bits outside the exported flags, a clock
+// going backwards, an entity of another runqueue, a group of another
+// hierarchy, a nil entity — returns an error wrapping an exported sentinel
+// and changes nothing; nothing panics on caller input. Queries given a nil
+// entity, and every method of a nil runqueue, entity, group or hierarchy,
+// return the zero result their comments state. A CfsRq is not safe for
 // concurrent use; distinct runqueues are independent.
 //
 // What is not modelled: bandwidth control (cpu.max), proxy execution,

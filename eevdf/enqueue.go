@@ -13,13 +13,24 @@ import (
 // EnqueueRestore after a save, EnqueueDelayed for the wakeup of a delayed
 // task (which only requeues it), EnqueueMigrated for an arrival from
 // another CPU. Enqueue does not run the wakeup-preemption check; the
-// caller follows a wakeup with WakeupPreempt, as the core does.
+// caller follows a wakeup with WakeupPreempt, as the core does (Wakeup
+// and WakeUpNew do both).
+//
+// Errors, each leaving everything unchanged: ErrNilRunqueue, ErrNilEntity,
+// ErrForeignEntity or ErrForeignGroup for an entity this runqueue may not
+// take; ErrBadFlags for bits outside the exported flags (checked before
+// anything that depends on the flags); ErrNotQueued or ErrNotDelayed for
+// EnqueueDelayed of an entity that is not queued here or not delayed;
+// ErrAlreadyQueued for any other enqueue of a queued entity.
 func (rq *CfsRq) Enqueue(se *SchedEntity, flags EnqueueFlags) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
-	if flags&enqueueQueued != 0 {
-		return fmt.Errorf("%w: internal flag 0x%x", ErrBadFlags, uint32(enqueueQueued))
+	if stray := flags &^ enqueueFlagsMask; stray != 0 {
+		return errStrayFlags("enqueue flags", uint32(stray))
 	}
 	if flags&EnqueueDelayed != 0 {
 		switch {

@@ -20,6 +20,8 @@ const (
 	PolicyIdle
 )
 
+// String returns "normal", "batch", "idle", or "Policy(n)" for another
+// value.
 func (p Policy) String() string {
 	switch p {
 	case PolicyNormal:
@@ -39,6 +41,10 @@ func (p Policy) String() string {
 // Invariants between operations: the entity is in its runqueue's
 // timeline iff it is on_rq and not the runqueue's current entity; a
 // delayed entity is on_rq; deadline is absolute unless relDeadline.
+//
+// A nil *SchedEntity reads as a zero entity: every accessor returns its
+// zero value (String "<nil>", Group nil: the root group) and SetData does
+// nothing.
 type SchedEntity struct {
 	name string
 
@@ -183,7 +189,10 @@ func WithGroup(g *TaskGroup) EntityOption {
 // a new task).
 func NewEntity(name string, opts ...EntityOption) (*SchedEntity, error) {
 	c := entityConfig{baseSlice: DefaultBaseSlice}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: entity option %d is nil", ErrBadOption, i)
+		}
 		if err := o(&c); err != nil {
 			return nil, err
 		}
@@ -219,70 +228,161 @@ func (se *SchedEntity) setparamSlice(runtime, baseSlice uint64) {
 }
 
 // Name returns the name given to NewEntity.
-func (se *SchedEntity) Name() string { return se.name }
+func (se *SchedEntity) Name() string {
+	if se == nil {
+		return ""
+	}
+	return se.name
+}
 
 // Vruntime returns se->vruntime (wraps; compare by signed difference).
-func (se *SchedEntity) Vruntime() uint64 { return se.vruntime }
+func (se *SchedEntity) Vruntime() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.vruntime
+}
 
 // Deadline returns se->deadline: absolute between operations.
-func (se *SchedEntity) Deadline() uint64 { return se.deadline }
+func (se *SchedEntity) Deadline() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.deadline
+}
 
 // VLag returns se->vlag, the lag saved at the last dequeue (or rescale); it
 // is not reset by an enqueue.
-func (se *SchedEntity) VLag() int64 { return se.vlag }
+func (se *SchedEntity) VLag() int64 {
+	if se == nil {
+		return 0
+	}
+	return se.vlag
+}
 
 // Vprot returns se->vprot: the running entity is protected while its
 // vruntime is before vprot.
-func (se *SchedEntity) Vprot() uint64 { return se.vprot }
+func (se *SchedEntity) Vprot() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.vprot
+}
 
 // Slice returns the request length in real nanoseconds.
-func (se *SchedEntity) Slice() uint64 { return se.slice }
+func (se *SchedEntity) Slice() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.slice
+}
 
 // CustomSlice reports whether the slice was set through WithSlice or SetSlice.
-func (se *SchedEntity) CustomSlice() bool { return se.customSlice }
+func (se *SchedEntity) CustomSlice() bool {
+	if se == nil {
+		return false
+	}
+	return se.customSlice
+}
 
 // Weight returns the load weight scaled down (1024 = nice 0), as the
 // scenario output reports it.
-func (se *SchedEntity) Weight() uint64 { return se.load.weight >> schedFixedpointShift }
+func (se *SchedEntity) Weight() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.load.weight >> schedFixedpointShift
+}
 
 // EffectiveWeight returns se->h_load.weight, the full-resolution weight every
 // EEVDF computation uses (1048576 = nice 0). It follows Weight at the next
 // enqueue after a nice change made while the entity was not queued.
-func (se *SchedEntity) EffectiveWeight() uint64 { return se.hload }
+func (se *SchedEntity) EffectiveWeight() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.hload
+}
 
 // HWeight returns h_load.weight as installed at the entity's last refresh
 // point (an enqueue, becoming curr, a tick): with groups, the fold of the
 // hierarchy into one weight, possibly stale. Same as EffectiveWeight.
-func (se *SchedEntity) HWeight() uint64 { return se.hload }
+func (se *SchedEntity) HWeight() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.hload
+}
 
 // Group returns the task's group: the one given to WithGroup or
 // MoveToGroup, nil for an entity never put in a group (the root group of
 // whichever runqueue it runs on).
-func (se *SchedEntity) Group() *TaskGroup { return se.group }
+func (se *SchedEntity) Group() *TaskGroup {
+	if se == nil {
+		return nil
+	}
+	return se.group
+}
 
 // Nice returns the nice value (0 for an entity made WithWeight).
-func (se *SchedEntity) Nice() int { return se.nice }
+func (se *SchedEntity) Nice() int {
+	if se == nil {
+		return 0
+	}
+	return se.nice
+}
 
 // Policy returns the scheduling policy.
-func (se *SchedEntity) Policy() Policy { return se.policy }
+func (se *SchedEntity) Policy() Policy {
+	if se == nil {
+		return 0
+	}
+	return se.policy
+}
 
 // OnRq reports se->on_rq: queued, including while running and while delayed.
-func (se *SchedEntity) OnRq() bool { return se.onRq }
+func (se *SchedEntity) OnRq() bool {
+	if se == nil {
+		return false
+	}
+	return se.onRq
+}
 
 // Delayed reports se->sched_delayed: asleep but still queued until its
 // negative lag is spent.
-func (se *SchedEntity) Delayed() bool { return se.delayed }
+func (se *SchedEntity) Delayed() bool {
+	if se == nil {
+		return false
+	}
+	return se.delayed
+}
 
 // SumExecRuntime returns the real nanoseconds the entity has run.
-func (se *SchedEntity) SumExecRuntime() uint64 { return se.sumExec }
+func (se *SchedEntity) SumExecRuntime() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.sumExec
+}
 
 // PrevSumExecRuntime returns SumExecRuntime as it was when the entity last
 // became current.
-func (se *SchedEntity) PrevSumExecRuntime() uint64 { return se.prevSumExec }
+func (se *SchedEntity) PrevSumExecRuntime() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.prevSumExec
+}
 
 // ExecStart returns the task-clock time of the last runtime accounting.
-func (se *SchedEntity) ExecStart() uint64 { return se.execStart }
+func (se *SchedEntity) ExecStart() uint64 {
+	if se == nil {
+		return 0
+	}
+	return se.execStart
+}
 
+// String returns the entity's name, "<nil>" for a nil entity.
 func (se *SchedEntity) String() string {
 	if se == nil {
 		return "<nil>"
@@ -292,10 +392,19 @@ func (se *SchedEntity) String() string {
 
 // SetData attaches a value of the caller's to the entity (a simulator's
 // task, say); the model never reads it.
-func (se *SchedEntity) SetData(v any) { se.data = v }
+func (se *SchedEntity) SetData(v any) {
+	if se != nil {
+		se.data = v
+	}
+}
 
 // Data returns the value given to SetData.
-func (se *SchedEntity) Data() any { return se.data }
+func (se *SchedEntity) Data() any {
+	if se == nil {
+		return nil
+	}
+	return se.data
+}
 
 // prio is the task's prio for a fair policy: static_prio = 120 + nice.
 func (se *SchedEntity) prio() int { return 120 + se.nice }

@@ -30,9 +30,21 @@ var (
 	ErrNotDelayed = errors.New("entity not delayed")
 	// ErrBadFlags: a flag combination the kernel never passes.
 	ErrBadFlags = errors.New("bad flags")
-	// ErrNilEntity: a nil *SchedEntity.
+	// ErrNilEntity: a nil *SchedEntity where an operation needs one, or
+	// one that NewEntity did not make (its zero value).
 	ErrNilEntity = errors.New("nil entity")
-	// ErrBadOption: an invalid runqueue option.
+	// ErrNilRunqueue: an operation on a nil *CfsRq, or on a CfsRq that
+	// NewCfsRq did not make (its zero value).
+	ErrNilRunqueue = errors.New("nil runqueue")
+	// ErrIdle: the operation needs a running entity and the idle task
+	// runs (Sleep with nothing running).
+	ErrIdle = errors.New("nothing running")
+	// ErrLifecycle: an operation out of a task's life cycle: Wakeup of an
+	// entity that was never enqueued (a new task starts with WakeUpNew),
+	// or WakeUpNew of one that was.
+	ErrLifecycle = errors.New("operation out of the task's life cycle")
+	// ErrBadOption: an invalid option (of a runqueue, an entity or a
+	// group), a nil one, or an invalid feature set.
 	ErrBadOption = errors.New("bad option")
 	// ErrRunning: the operation is not defined for the running entity
 	// (detaching it for another CPU).

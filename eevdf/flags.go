@@ -1,7 +1,10 @@
 package eevdf
 
+import "fmt"
+
 // EnqueueFlags are the ENQUEUE_* flags of kernel/sched/sched.h, with the
-// kernel's values.
+// kernel's values. Enqueue refuses any bit outside the constants below
+// with ErrBadFlags.
 type EnqueueFlags uint32
 
 // Enqueue flags. Only those with an effect on a flat fair runqueue are
@@ -26,7 +29,8 @@ const (
 	enqueueQueued EnqueueFlags = 0x200000
 )
 
-// DequeueFlags are the DEQUEUE_* flags, with the kernel's values.
+// DequeueFlags are the DEQUEUE_* flags, with the kernel's values. Dequeue
+// refuses any bit outside the constants below with ErrBadFlags.
 type DequeueFlags uint32
 
 // Dequeue flags.
@@ -50,7 +54,9 @@ const (
 	dequeueMigrating DequeueFlags = 0x10
 )
 
-// WakeFlags are the WF_* wake flags.
+// WakeFlags are the WF_* wake flags, with the kernel's values. Wakeup
+// refuses any bit outside the constants below with ErrBadFlags;
+// WakeupPreempt, which reports no error, reads only the bits it tests.
 type WakeFlags uint32
 
 // Wake flags.
@@ -71,3 +77,19 @@ const (
 	// WFRqSelected: CPU selection chose this runqueue.
 	WFRqSelected WakeFlags = 0x80
 )
+
+// The flags a caller may pass: every bit outside these sets is refused
+// with ErrBadFlags before anything that depends on the flags is looked at.
+// The fair-internal flags (ENQUEUE_QUEUED, the migrating dequeue) are
+// outside them: the model sets them itself where the kernel does.
+const (
+	enqueueFlagsMask = EnqueueWakeup | EnqueueRestore | EnqueueMove | EnqueueDelayed | EnqueueMigrated | EnqueueInitial
+	dequeueFlagsMask = DequeueSleep | DequeueSave | DequeueMove | DequeueDelayed | DequeueSpecial
+	wakeFlagsMask    = WFExec | WFFork | WFTTWU | WFSync | WFMigrated | WFCurrentCPU | WFRqSelected
+)
+
+// errStrayFlags is the error for flag bits outside the defined set, out of
+// line so that the callers' test stays small.
+func errStrayFlags(kind string, stray uint32) error {
+	return fmt.Errorf("%w: %s 0x%x outside the defined set", ErrBadFlags, kind, stray)
+}

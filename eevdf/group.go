@@ -32,7 +32,8 @@ var (
 	// another hierarchy.
 	ErrForeignGroup = errors.New("group of another hierarchy")
 	// ErrBadGroup: a bad group name (empty, "/" or containing "/"), a name
-	// already used under the same parent, or a nil group.
+	// already used under the same parent, a nil group or a nil group
+	// option.
 	ErrBadGroup = errors.New("bad group")
 )
 
@@ -60,6 +61,8 @@ const (
 
 var cgroupModeNames = [numCgroupModes]string{"up", "smp", "concur", "max", "tasks"}
 
+// String returns the debugfs spelling ("up", "smp", "concur", "max",
+// "tasks"), or "CgroupMode(n)" for another value.
 func (m CgroupMode) String() string {
 	if m < numCgroupModes {
 		return cgroupModeNames[m]
@@ -88,9 +91,9 @@ const (
 	maxGroupCapWeight = 88761 << schedFixedpointShift
 	// CPUWeightMin, CPUWeightDefault and CPUWeightMax bound cgroup v2's
 	// cpu.weight.
-	CPUWeightMin     = 1
-	CPUWeightDefault = 100
-	CPUWeightMax     = 10000
+	CPUWeightMin     = 1     // the smallest cpu.weight
+	CPUWeightDefault = 100   // a new group's cpu.weight (shares NICE_0_LOAD)
+	CPUWeightMax     = 10000 // the largest cpu.weight
 )
 
 // Hierarchy is the cgroup tree of one machine, shared by its runqueues:
@@ -98,6 +101,10 @@ const (
 // is the hierarchy NewHierarchy() returns (mode concur, one online CPU,
 // only the root group). It is not safe for concurrent use, and neither
 // are its runqueues while it changes.
+//
+// A nil *Hierarchy has the defaults and no groups: Root returns nil, Mode
+// ModeConcur, OnlineCPUs 1, Groups nil; SetMode does nothing and NewGroup
+// fails with ErrBadGroup.
 type Hierarchy struct {
 	mode       CgroupMode
 	onlineCPUs int
@@ -130,12 +137,15 @@ func validMode(m CgroupMode) CgroupMode {
 	return m
 }
 
-// NewHierarchy returns a hierarchy holding only the root group.
+// NewHierarchy returns a hierarchy holding only the root group. Nil
+// options are skipped.
 func NewHierarchy(opts ...HierarchyOption) *Hierarchy {
 	h := &Hierarchy{}
 	h.init()
 	for _, o := range opts {
-		o(h)
+		if o != nil { // a nil option sets nothing
+			o(h)
+		}
 	}
 	return h
 }
@@ -150,14 +160,22 @@ func (h *Hierarchy) init() {
 }
 
 // Root returns the root group: its tasks sit directly on each CPU's
-// runqueue; it has no entity and fixed shares.
+// runqueue; it has no entity and fixed shares. A nil hierarchy returns
+// nil, which the group methods read as a root group.
 func (h *Hierarchy) Root() *TaskGroup {
+	if h == nil {
+		return nil
+	}
 	h.init()
 	return h.root
 }
 
-// Mode returns the current share function.
+// Mode returns the current share function (ModeConcur, the default, for a
+// nil hierarchy).
 func (h *Hierarchy) Mode() CgroupMode {
+	if h == nil {
+		return ModeConcur
+	}
 	h.init()
 	return h.mode
 }
@@ -166,21 +184,42 @@ func (h *Hierarchy) Mode() CgroupMode {
 // does: no weight changes now; each group entity picks the new function up
 // at its next update (an enqueue or dequeue in the group, a tick of one of
 // its tasks, a weight write).
+//
+// On a nil hierarchy it does nothing.
 func (h *Hierarchy) SetMode(m CgroupMode) {
+	if h == nil {
+		return
+	}
 	h.init()
 	h.mode = validMode(m)
 }
 
-// OnlineCPUs returns tg_cpus() as the share functions read it.
+// OnlineCPUs returns tg_cpus() as the share functions read it (1 for a nil
+// hierarchy).
 func (h *Hierarchy) OnlineCPUs() int {
+	if h == nil {
+		return 1
+	}
 	h.init()
 	return h.onlineCPUs
 }
 
-// Groups returns the groups in creation order, the root excluded.
-func (h *Hierarchy) Groups() []*TaskGroup { return append([]*TaskGroup(nil), h.groups...) }
+// Groups returns a copy of the groups in creation order, the root
+// excluded (nil for a nil hierarchy).
+func (h *Hierarchy) Groups() []*TaskGroup {
+	if h == nil {
+		return nil
+	}
+	return append([]*TaskGroup(nil), h.groups...)
+}
 
 // TaskGroup is a cgroup with the cpu controller (struct task_group).
+//
+// A nil *TaskGroup stands for the root group, as SchedEntity.Group
+// returns it for a task never put in a group: its queries answer as a
+// root's (name and path "/", no parent, no hierarchy, shares NICE_0_LOAD,
+// cpu.weight 100, not idle, zero averages) and its writes fail with
+// ErrBadGroup.
 type TaskGroup struct {
 	h      *Hierarchy
 	name   string
@@ -266,7 +305,10 @@ func (h *Hierarchy) NewGroup(name string, parent *TaskGroup, opts ...GroupOption
 		}
 	}
 	var c groupConfig
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: group option %d is nil", ErrBadGroup, i)
+		}
 		if err := o(&c); err != nil {
 			return nil, err
 		}
@@ -308,12 +350,18 @@ func validGroupName(s string) bool {
 	return true
 }
 
-// Name returns the group's name ("/" for the root).
-func (g *TaskGroup) Name() string { return g.name }
+// Name returns the group's name ("/" for the root and for a nil group).
+func (g *TaskGroup) Name() string {
+	if g == nil {
+		return "/"
+	}
+	return g.name
+}
 
-// Path returns the group's path from the root, "/" for the root.
+// Path returns the group's path from the root, "/" for the root and for a
+// nil group.
 func (g *TaskGroup) Path() string {
-	if g.parent == nil {
+	if g == nil || g.parent == nil {
 		return "/"
 	}
 	if g.parent.parent == nil {
@@ -322,26 +370,54 @@ func (g *TaskGroup) Path() string {
 	return g.parent.Path() + "/" + g.name
 }
 
-// Parent returns the parent group, nil for the root.
-func (g *TaskGroup) Parent() *TaskGroup { return g.parent }
+// Parent returns the parent group, nil for the root (and for a nil group).
+func (g *TaskGroup) Parent() *TaskGroup {
+	if g == nil {
+		return nil
+	}
+	return g.parent
+}
 
-// Hierarchy returns the hierarchy the group belongs to.
-func (g *TaskGroup) Hierarchy() *Hierarchy { return g.h }
+// Hierarchy returns the hierarchy the group belongs to (nil for a nil
+// group).
+func (g *TaskGroup) Hierarchy() *Hierarchy {
+	if g == nil {
+		return nil
+	}
+	return g.h
+}
 
 // Shares returns tg->shares at full resolution (1048576 for cpu.weight
-// 100, 3072 while idle).
-func (g *TaskGroup) Shares() uint64 { return g.shares }
+// 100, 3072 while idle; the root's 1048576 for a nil group).
+func (g *TaskGroup) Shares() uint64 {
+	if g == nil {
+		return rootTaskGroupLoad
+	}
+	return g.shares
+}
 
-// Idle reports cpu.idle.
-func (g *TaskGroup) Idle() bool { return g.idle }
+// Idle reports cpu.idle (false for a nil group).
+func (g *TaskGroup) Idle() bool { return g != nil && g.idle }
 
 // LoadAvg returns tg->load_avg: the sum over CPUs of the load each group
-// queue last published (zero unless PELT is kept).
-func (g *TaskGroup) LoadAvg() int64 { return g.loadAvg }
+// queue last published (zero unless PELT is kept, and for a nil group).
+func (g *TaskGroup) LoadAvg() int64 {
+	if g == nil {
+		return 0
+	}
+	return g.loadAvg
+}
 
-// RunnableAvg returns tg->runnable_avg, published like LoadAvg.
-func (g *TaskGroup) RunnableAvg() int64 { return g.runnableAvg }
+// RunnableAvg returns tg->runnable_avg, published like LoadAvg (zero for
+// a nil group).
+func (g *TaskGroup) RunnableAvg() int64 {
+	if g == nil {
+		return 0
+	}
+	return g.runnableAvg
+}
 
+// String returns Path.
 func (g *TaskGroup) String() string { return g.Path() }
 
 // cpuWeightShares converts cgroup v2's cpu.weight to shares:
@@ -385,7 +461,7 @@ func (g *TaskGroup) SetCPUWeightNice(n int) error {
 // clamped into 1..10000 (sched_weight_to_cgroup). An idle group (shares
 // 3072: 3·100/1024 rounds to 0) reads 1.
 func (g *TaskGroup) CPUWeight() uint64 {
-	v := g.shares >> schedFixedpointShift
+	v := g.Shares() >> schedFixedpointShift
 	return min(max((v*100+512)/1024, CPUWeightMin), CPUWeightMax)
 }
 

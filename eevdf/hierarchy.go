@@ -419,6 +419,8 @@ type GroupState struct {
 // the runqueue's own queue (with no entity).
 func (rq *CfsRq) Group(g *TaskGroup) (GroupState, error) {
 	switch {
+	case rq == nil:
+		return GroupState{}, ErrNilRunqueue
 	case g == nil:
 		return GroupState{}, fmt.Errorf("%w: nil group", ErrBadGroup)
 	case rq.h == nil || g.h != rq.h:
@@ -439,10 +441,20 @@ func queueState(q *cfsQueue) GroupState {
 }
 
 // Hierarchy returns the runqueue's hierarchy, nil for a flat runqueue.
-func (rq *CfsRq) Hierarchy() *Hierarchy { return rq.h }
+func (rq *CfsRq) Hierarchy() *Hierarchy {
+	if rq == nil {
+		return nil
+	}
+	return rq.h
+}
 
 // CPU returns the runqueue's CPU number in its hierarchy (0 without one).
-func (rq *CfsRq) CPU() int { return rq.cpu }
+func (rq *CfsRq) CPU() int {
+	if rq == nil {
+		return 0
+	}
+	return rq.cpu
+}
 
 // tickLevels is entity_tick's PELT and group-weight part on every level of
 // the running task's path (the charge is the caller's).
@@ -468,6 +480,9 @@ func (rq *CfsRq) tickLevels(c *SchedEntity) {
 // "new") only records the group. Moving a task to its own group does
 // nothing.
 func (rq *CfsRq) MoveToGroup(se *SchedEntity, g *TaskGroup) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}

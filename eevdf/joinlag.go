@@ -46,7 +46,17 @@ func (rq *CfsRq) sumJlagSub(se *SchedEntity) {
 }
 
 // SumJlag returns sum_jlag (0 unless PLACE_JOIN_LAG is on).
-func (rq *CfsRq) SumJlag() int64 { return rq.sumJlag }
+func (rq *CfsRq) SumJlag() int64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.sumJlag
+}
 
 // AvgVjlag returns J = sum_jlag / W (0 unless PLACE_JOIN_LAG is on).
-func (rq *CfsRq) AvgVjlag() int64 { return rq.avgVjlag() }
+func (rq *CfsRq) AvgVjlag() int64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.avgVjlag()
+}

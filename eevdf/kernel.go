@@ -33,6 +33,8 @@ const (
 	KernelV70
 )
 
+// String returns "v7.3", "v7.1", "v7.0" (ParseKernel's spellings), or
+// "Kernel(n)" for another value.
 func (k Kernel) String() string {
 	switch k {
 	case KernelV73:
@@ -71,7 +73,12 @@ func WithKernel(k Kernel) Option {
 }
 
 // Kernel returns the kernel the runqueue follows.
-func (rq *CfsRq) Kernel() Kernel { return rq.kernel }
+func (rq *CfsRq) Kernel() Kernel {
+	if rq == nil {
+		return 0
+	}
+	return rq.kernel
+}
 
 // before71 reports whether the runqueue follows v7.1 or an earlier kernel.
 func (rq *CfsRq) before71() bool { return rq.kernel >= KernelV71 }

@@ -40,6 +40,49 @@ func (rq *CfsRq) lagLimit(se *SchedEntity) int64 {
 	return int64(rq.calcDeltaFair(maxSlice+rq.tickNsec, se))
 }
 
+// LagLimit returns the bound entity_lag would clamp se's lag to if it were
+// saved now: (the largest slice over the timeline and an on_rq curr,
+// delayed entities included, + TICK_NSEC) converted to se's virtual time
+// at its effective weight, calc_delta_fair(max_slice + TICK_NSEC, se). It is
+// the computation the lag updates use (lagLimit), not a copy.
+//
+// What is bounded is the value saved in se's vlag at the moment of a lag
+// update — a dequeue (before the delay decision when a lag-floor toggle is
+// on, at the real removal otherwise), a delayed entity's requeue or
+// completion, the save of a nice or slice change — and only with the
+// queue as it is at that moment: its largest slice shrinks as entities
+// leave and grows as they join. A weight change then rescales the saved
+// lag with w·vlag kept (truncated), so that |vlag|·w stays within the old
+// limit times the old weight. The live lag V − v of a queued entity (Lag)
+// is not bounded: a running entity's falls without limit, a waiting
+// entity's grows while others run.
+//
+// The seed-000 toggles qualify the bound for the updates of a delayed
+// entity (its requeue, its completion, the save of a change):
+//   - NO_DELAY_LAG_FLOOR (v7.0): −limit ≤ vlag ≤ limit after every update
+//     (DELAY_ZERO then zeroes a positive lag as the delayed state ends); a
+//     sleep that is delayed records nothing (vlag keeps its old value).
+//   - DELAY_LAG_FLOOR (merged): vlag = max(clamped, vlag saved before),
+//     then, under DELAY_ZERO, min(…, 0). So vlag ≥ −limit always, and
+//     vlag ≤ limit under DELAY_ZERO; without DELAY_ZERO vlag ≤
+//     max(limit, the saved value), which exceeds limit when a saved
+//     positive lag (a nice or slice change of the delayed entity re-saves
+//     it) outgrows a limit that shrank since.
+//   - DELAY_LAG_FLOOR_POSTED: the saved lag is clamped to ±limit at every
+//     dequeue; only the requeue of a delayed entity under DELAY_ZERO
+//     applies the floor, kernel_clamp(lag, saved, 0), which can return a
+//     saved positive lag above the current limit.
+//
+// The limit is a property of the queue and of se's weight only: se need
+// not be queued. It is 0 for a nil se, a SchedEntity NewEntity did not
+// make (no weight) and a nil runqueue.
+func (rq *CfsRq) LagLimit(se *SchedEntity) int64 {
+	if rq == nil || se == nil || se.hload == 0 {
+		return 0
+	}
+	return rq.lagLimit(se)
+}
+
 // entityLag is entity_lag: clamp(V − v, −limit, +limit).
 func (rq *CfsRq) entityLag(se *SchedEntity, v uint64) int64 {
 	limit := rq.lagLimit(se)

@@ -70,6 +70,9 @@ func (l *taskList) moveToHead(se *SchedEntity) {
 // signals. The list must not change during the walk.
 func (rq *CfsRq) Tasks() iter.Seq[*SchedEntity] {
 	return func(yield func(*SchedEntity) bool) {
+		if rq == nil {
+			return
+		}
 		for se := rq.tasks.head; se != nil; se = se.link.next {
 			if !yield(se) {
 				return
@@ -80,12 +83,20 @@ func (rq *CfsRq) Tasks() iter.Seq[*SchedEntity] {
 
 // LastTask returns the tail of cfs_tasks, the least recently run queued
 // task, or nil: where detach_tasks starts.
-func (rq *CfsRq) LastTask() *SchedEntity { return rq.tasks.tail }
+func (rq *CfsRq) LastTask() *SchedEntity {
+	if rq == nil {
+		return nil
+	}
+	return rq.tasks.tail
+}
 
 // RotateTask moves a queued task to the head of cfs_tasks, as detach_tasks
 // does with a task it may not take (so the walk from the tail meets the
 // next one). It fails for a task that is not queued here.
 func (rq *CfsRq) RotateTask(se *SchedEntity) error {
+	if err := rq.checkMade(); err != nil {
+		return err
+	}
 	if se == nil {
 		return ErrNilEntity
 	}
@@ -109,6 +120,9 @@ func (rq *CfsRq) RotateTask(se *SchedEntity) error {
 // The running task cannot be detached (put it back first, as the CPU
 // stopper does, with PutPrev).
 func (rq *CfsRq) DetachTask(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -140,6 +154,9 @@ func (rq *CfsRq) DetachTask(se *SchedEntity) error {
 // The task must not be queued (a delayed task is woken in place and never
 // migrates at wakeup).
 func (rq *CfsRq) MigrateOut(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -161,6 +178,9 @@ func (rq *CfsRq) MigrateOut(se *SchedEntity) error {
 // queue's removed accumulators until the queue's next update. The task
 // must not be queued.
 func (rq *CfsRq) RemoveLoadAvg(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -186,6 +206,9 @@ func (rq *CfsRq) removeEntityLoadAvg(se *SchedEntity) {
 // blocked, to its queue's last update — what the fork and exec slow path
 // does before comparing CPUs. It does nothing to a task never attached.
 func (rq *CfsRq) SyncLoadAvg(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -198,7 +221,12 @@ func (rq *CfsRq) SyncLoadAvg(se *SchedEntity) error {
 
 // NrIdle returns the root queue's h_nr_idle: the queued SCHED_IDLE tasks
 // (and, with groups, every task below an idle group).
-func (rq *CfsRq) NrIdle() int { return rq.hNrIdle }
+func (rq *CfsRq) NrIdle() int {
+	if rq == nil {
+		return 0
+	}
+	return rq.hNrIdle
+}
 
 // UpdateBlockedAverages is the fair part of
 // __sched_balance_update_blocked_averages (__update_blocked_fair), which
@@ -211,7 +239,7 @@ func (rq *CfsRq) NrIdle() int { return rq.hNrIdle }
 // the groups' creation order reversed, which puts every child before its
 // parent as the kernel's leaf list does.
 func (rq *CfsRq) UpdateBlockedAverages() bool {
-	if !rq.pelt {
+	if rq == nil || !rq.pelt {
 		return false
 	}
 	blocked := false
@@ -241,6 +269,9 @@ func (rq *CfsRq) UpdateBlockedAverages() bool {
 // otherwise.
 func (rq *CfsRq) TasksFromTail() iter.Seq[*SchedEntity] {
 	return func(yield func(*SchedEntity) bool) {
+		if rq == nil {
+			return
+		}
 		for se := rq.tasks.tail; se != nil; se = se.link.prev {
 			if !yield(se) {
 				return

@@ -203,13 +203,28 @@ func (rq *CfsRq) reweightTaskPELT(se *SchedEntity, old, w uint64) {
 
 // Avg returns the entity's PELT signals (all zero unless its runqueue
 // keeps PELT).
-func (se *SchedEntity) Avg() pelt.Avg { return se.avg }
+func (se *SchedEntity) Avg() pelt.Avg {
+	if se == nil {
+		return pelt.Avg{}
+	}
+	return se.avg
+}
 
 // Avg returns the root queue's PELT signals (cfs_rq->avg of rq->cfs).
-func (rq *CfsRq) Avg() pelt.Avg { return rq.cfsQueue.avg }
+func (rq *CfsRq) Avg() pelt.Avg {
+	if rq == nil {
+		return pelt.Avg{}
+	}
+	return rq.cfsQueue.avg
+}
 
 // PELT reports whether the runqueue keeps PELT signals.
-func (rq *CfsRq) PELT() bool { return rq.pelt }
+func (rq *CfsRq) PELT() bool {
+	if rq == nil {
+		return false
+	}
+	return rq.pelt
+}
 
 // utilEstEnqueue is util_est_enqueue on the root queue: the task's
 // estimate (without its flag bit) joins the CPU's.

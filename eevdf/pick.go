@@ -18,7 +18,12 @@ type Stats struct {
 }
 
 // Stats returns the pick-path counters.
-func (rq *CfsRq) Stats() Stats { return rq.stats }
+func (rq *CfsRq) Stats() Stats {
+	if rq == nil {
+		return Stats{}
+	}
+	return rq.stats
+}
 
 // pickEevdf is pick_eevdf: the entity to run.
 //
@@ -117,6 +122,9 @@ func (rq *CfsRq) pickTaskFair() *SchedEntity {
 // Picking the running entity again changes nothing. It clears
 // need-resched and returns the new current entity, nil for idle.
 func (rq *CfsRq) PickNext() *SchedEntity {
+	if rq == nil {
+		return nil
+	}
 	prev := rq.curr
 	next := rq.pickTaskFair()
 	if next != prev {
@@ -137,12 +145,20 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 // it decides what each runs; it then installs the choice with SetNext, or
 // leaves the CPU idle with PutPrev. PickNext is PickTask followed by the
 // install.
-func (rq *CfsRq) PickTask() *SchedEntity { return rq.pickTaskFair() }
+func (rq *CfsRq) PickTask() *SchedEntity {
+	if rq == nil {
+		return nil
+	}
+	return rq.pickTaskFair()
+}
 
 // PutPrev puts the running entity back (put_prev_task_fair) and leaves
 // the idle task running, as a core-scheduling forced idle does. It clears
 // need-resched; with nothing running it only does that.
 func (rq *CfsRq) PutPrev() {
+	if rq == nil {
+		return
+	}
 	if prev := rq.curr; prev != nil {
 		rq.putPrevTaskFair(prev, nil)
 	}
@@ -154,6 +170,9 @@ func (rq *CfsRq) PutPrev() {
 // eligible or not, without a pick (no delayed dequeue completes). Forcing
 // the running entity picks it again. It clears need-resched.
 func (rq *CfsRq) SetNext(se *SchedEntity) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}

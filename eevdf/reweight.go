@@ -73,6 +73,9 @@ func (rq *CfsRq) reweightEevdf(se *SchedEntity, newW uint64, onRq bool) {
 // distance. An entity that is not queued only gets its new weight; its lag
 // is rescaled at its next enqueue. Setting the current nice does nothing.
 func (rq *CfsRq) SetNice(se *SchedEntity, nice int) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
@@ -99,6 +102,9 @@ func (rq *CfsRq) SetNice(se *SchedEntity, nice int) error {
 // kernel's sched_setattr keeps a SCHED_IDLE task's parameters as they are
 // and reports success).
 func (rq *CfsRq) SetSlice(se *SchedEntity, ns uint64) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}

@@ -24,6 +24,13 @@ const initialZeroVruntime = ^uint64(0) - (1 << 20) + 1
 // sums, as in the kernel; queries that should include it add it
 // explicitly. A CfsRq is not safe for concurrent use; distinct runqueues
 // are independent.
+//
+// Every method may be called on a nil *CfsRq and on a CfsRq that NewCfsRq
+// did not make (its zero value): such a runqueue holds nothing and takes
+// no entity. The operations on entities, Sleep and SetFeatures return an
+// error wrapping ErrNilRunqueue (on a nil runqueue SetClock and Check
+// too), the other operations do nothing, and queries return zero values
+// (a nil pick, V = 0, empty lists, the empty feature set).
 type CfsRq struct {
 	feat          features.Set
 	baseSlice     uint64 // sysctl_sched_base_slice
@@ -78,6 +85,7 @@ const (
 	RBTree
 )
 
+// String returns "btree", "rbtree", or "Backend(n)" for another value.
 func (b Backend) String() string {
 	switch b {
 	case BTree:
@@ -121,7 +129,7 @@ func WithBaseSlice(ns uint64) Option {
 // RUN_TO_PARITY keeps using the normalized value.
 func WithScaledBaseSlice(normalized uint64, cpus int) Option {
 	return func(rq *CfsRq) error {
-		if normalized == 0 || cpus < 1 {
+		if normalized == 0 || normalized > MaxCustomSlice*10 || cpus < 1 {
 			return fmt.Errorf("%w: base slice %d ns on %d CPUs", ErrBadOption, normalized, cpus)
 		}
 		factor := uint64(1)
@@ -186,7 +194,10 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 		tickNsec:      DefaultTickNsec,
 		zeroVruntime:  initialZeroVruntime,
 	}
-	for _, o := range opts {
+	for i, o := range opts {
+		if o == nil {
+			return nil, fmt.Errorf("%w: option %d is nil", ErrBadOption, i)
+		}
 		if err := o(rq); err != nil {
 			return nil, err
 		}
@@ -201,21 +212,72 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 	return rq, nil
 }
 
-// Features returns the runqueue's feature set.
-func (rq *CfsRq) Features() features.Set { return rq.feat }
+// Features returns the runqueue's feature set (the empty set for a nil
+// runqueue).
+func (rq *CfsRq) Features() features.Set {
+	if rq == nil {
+		return features.Set{}
+	}
+	return rq.feat
+}
+
+// SetFeatures replaces the feature set at run time, as a write to debugfs
+// sched/features does. As in the kernel, nothing is recomputed at the
+// write: each toggle takes effect at its next use — the next placement
+// reads PLACE_LAG, the next switch to a new curr (and the next wakeup
+// check) RUN_TO_PARITY, the next dequeue the lag-floor toggles — and
+// state built under the old set
+// stays as it is (a delayed entity stays delayed after NO_DELAY_DEQUEUE
+// until a pick, a wakeup or a flush ends it; PARANOID_AVG's sum_shift and
+// PLACE_JOIN_LAG's sum_jlag keep their values). The runqueue caches
+// nothing derived from the features, so this assignment is the one place
+// a write has to reach.
+//
+// A set that WithFeatures would refuse (two YIELD_* variants: see
+// features.Set.Validate) returns an error wrapping ErrBadOption and
+// changes nothing; so does a runqueue NewCfsRq did not make
+// (ErrNilRunqueue).
+func (rq *CfsRq) SetFeatures(s features.Set) error {
+	if err := rq.checkMade(); err != nil {
+		return err
+	}
+	if err := s.Validate(); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadOption, err)
+	}
+	rq.feat = s
+	return nil
+}
 
 // BaseSlice returns sysctl_sched_base_slice.
-func (rq *CfsRq) BaseSlice() uint64 { return rq.baseSlice }
+func (rq *CfsRq) BaseSlice() uint64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.baseSlice
+}
 
 // TickNsec returns TICK_NSEC.
-func (rq *CfsRq) TickNsec() uint64 { return rq.tickNsec }
+func (rq *CfsRq) TickNsec() uint64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.tickNsec
+}
 
 // Backend returns the timeline backend.
-func (rq *CfsRq) Backend() Backend { return rq.backend }
+func (rq *CfsRq) Backend() Backend {
+	if rq == nil {
+		return 0
+	}
+	return rq.backend
+}
 
 // SetClock sets the task clock (update_rq_clock). It fails with
 // ErrClockBackwards if now is before the current clock.
 func (rq *CfsRq) SetClock(now uint64) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
 	if now < rq.clock {
 		return rq.errClockBackwards(now)
 	}
@@ -230,68 +292,140 @@ func (rq *CfsRq) errClockBackwards(now uint64) error {
 }
 
 // Clock returns the task clock.
-func (rq *CfsRq) Clock() uint64 { return rq.clock }
+func (rq *CfsRq) Clock() uint64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.clock
+}
 
 // Curr returns the running entity, or nil while the idle task runs. Between
 // Dequeue of the running entity for a sleep and the next PickNext it is the
 // sleeper, no longer on_rq.
-func (rq *CfsRq) Curr() *SchedEntity { return rq.curr }
+func (rq *CfsRq) Curr() *SchedEntity {
+	if rq == nil {
+		return nil
+	}
+	return rq.curr
+}
 
 // NextBuddy returns the next buddy, or nil.
-func (rq *CfsRq) NextBuddy() *SchedEntity { return rq.next }
+func (rq *CfsRq) NextBuddy() *SchedEntity {
+	if rq == nil {
+		return nil
+	}
+	return rq.next
+}
 
 // NeedResched reports the need-resched flag: set by every reschedule
 // request (lazy or not), cleared only by PickNext and SetNext.
-func (rq *CfsRq) NeedResched() bool { return rq.needResched }
+func (rq *CfsRq) NeedResched() bool {
+	if rq == nil {
+		return false
+	}
+	return rq.needResched
+}
 
 // NrQueued returns h_nr_queued: the queued entities, the running one and
 // delayed ones included.
-func (rq *CfsRq) NrQueued() int { return rq.hNrQueued }
+func (rq *CfsRq) NrQueued() int {
+	if rq == nil {
+		return 0
+	}
+	return rq.hNrQueued
+}
 
 // NrQueuedEntities returns the root queue's nr_queued: the entities
 // directly on it — with groups, the root group's tasks and the queued
 // top-level group entities; without, the same as NrQueued.
-func (rq *CfsRq) NrQueuedEntities() int { return rq.nrQueued }
+func (rq *CfsRq) NrQueuedEntities() int {
+	if rq == nil {
+		return 0
+	}
+	return rq.nrQueued
+}
 
 // NrRunnable returns h_nr_runnable: the queued entities that are not delayed.
-func (rq *CfsRq) NrRunnable() int { return rq.hNrRunnable }
+func (rq *CfsRq) NrRunnable() int {
+	if rq == nil {
+		return 0
+	}
+	return rq.hNrRunnable
+}
 
 // NrRunning returns rq->nr_running: like NrQueued, a delayed entity counts
 // until its dequeue completes.
-func (rq *CfsRq) NrRunning() int { return rq.nrRunning }
+func (rq *CfsRq) NrRunning() int {
+	if rq == nil {
+		return 0
+	}
+	return rq.nrRunning
+}
 
 // Load returns cfs_rq->load.weight, the sum of the queued entities' load
 // weights at full resolution.
-func (rq *CfsRq) Load() uint64 { return rq.loadWeight }
+func (rq *CfsRq) Load() uint64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.loadWeight
+}
 
 // ZeroVruntime returns the reference point of the weighted sums.
-func (rq *CfsRq) ZeroVruntime() uint64 { return rq.zeroVruntime }
+func (rq *CfsRq) ZeroVruntime() uint64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.zeroVruntime
+}
 
 // AvgVruntime returns V, the load-weighted average vruntime of the queued
 // entities (the running one if on_rq, delayed ones included), rounded
 // toward −∞. Like the kernel's avg_vruntime it moves the reference point
 // zero_vruntime to V, which changes no decision.
-func (rq *CfsRq) AvgVruntime() uint64 { return rq.avgVruntime() }
+func (rq *CfsRq) AvgVruntime() uint64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.avgVruntime()
+}
 
 // V returns what AvgVruntime would return, without moving zero_vruntime.
-func (rq *CfsRq) V() uint64 { return rq.zeroVruntime + uint64(rq.avgDelta()) }
+func (rq *CfsRq) V() uint64 {
+	if rq == nil {
+		return 0
+	}
+	return rq.zeroVruntime + uint64(rq.avgDelta())
+}
 
 // Eligible reports entity_eligible for a queued entity of this runqueue:
 // its vruntime is not after V (with its own weight counted). It is false
-// for an entity that is not queued here.
+// for an entity that is not queued here, and for a nil one.
 func (rq *CfsRq) Eligible(se *SchedEntity) bool {
+	// An on_rq entity's rq is the runqueue that enqueued it, never nil:
+	// the test below also refuses everything to a nil runqueue.
 	if se == nil || !se.onRq || se.rq != rq {
 		return false
 	}
 	return rq.entityEligible(se)
 }
 
-// Lag returns (s64)(V − vruntime) for se (queued or not), V as V returns it.
-func (rq *CfsRq) Lag(se *SchedEntity) int64 { return int64(rq.V() - se.vruntime) }
+// Lag returns (s64)(V − vruntime) for se (queued or not), V as V returns
+// it: the live lag, not clamped (VLag is the clamped value saved at the
+// last dequeue). It is 0 for a nil se and on a nil runqueue.
+func (rq *CfsRq) Lag(se *SchedEntity) int64 {
+	if se == nil || rq == nil {
+		return 0
+	}
+	return int64(rq.zeroVruntime + uint64(rq.avgDelta()) - se.vruntime)
+}
 
 // Entities returns the queued entities in timeline order (deadline, then
 // insertion), then the running entity if any.
 func (rq *CfsRq) Entities() []*SchedEntity {
+	if rq == nil {
+		return nil
+	}
 	out := make([]*SchedEntity, 0, rq.tl.len()+1)
 	rq.tl.ascend(func(se *SchedEntity) bool {
 		out = append(out, se)
@@ -310,6 +444,11 @@ func (rq *CfsRq) resched() { rq.needResched = true }
 // running on another runqueue, it may not. An entity last enqueued here
 // and in the root group passes both tests; that common case is decided
 // inline, the rest by checkOwnerSlow.
+//
+// rq must not be nil: the exported callers test that first, which keeps
+// this test within the inlining budget. checkOwnerSlow refuses every
+// entity to a runqueue NewCfsRq did not make (no base slice): an entity
+// passes the inline test only once an enqueue on rq passed the full one.
 func (rq *CfsRq) checkOwner(se *SchedEntity) error {
 	if se != nil && se.rq == rq && se.group == nil {
 		return nil
@@ -319,14 +458,31 @@ func (rq *CfsRq) checkOwner(se *SchedEntity) error {
 
 // checkOwnerSlow is checkOwner in full.
 func (rq *CfsRq) checkOwnerSlow(se *SchedEntity) error {
+	if err := rq.checkMade(); err != nil {
+		return err
+	}
 	if se == nil {
 		return ErrNilEntity
+	}
+	if se.load.weight == 0 {
+		return fmt.Errorf("%w: %q is a SchedEntity that NewEntity did not make", ErrNilEntity, se.name)
 	}
 	if se.rq != nil && se.rq != rq && (se.onRq || se.rq.curr == se) {
 		return fmt.Errorf("%w: %s", ErrForeignEntity, se.name)
 	}
 	if se.group != nil && se.group.parent != nil && se.group.h != rq.h {
 		return fmt.Errorf("%w: %s is in group %s", ErrForeignGroup, se.name, se.group.Path())
+	}
+	return nil
+}
+
+// checkMade fails for a nil runqueue and for one NewCfsRq did not make.
+func (rq *CfsRq) checkMade() error {
+	switch {
+	case rq == nil:
+		return ErrNilRunqueue
+	case rq.baseSlice == 0:
+		return fmt.Errorf("%w: a CfsRq not made by NewCfsRq", ErrNilRunqueue)
 	}
 	return nil
 }

@@ -17,9 +17,9 @@ const (
 // running entity? It may request a reschedule; it never switches by
 // itself (the caller's next PickNext does). While the idle task runs any
 // wakeup requests a reschedule. A p that is not queued on this runqueue is
-// ignored.
+// ignored, and so is a nil p.
 func (rq *CfsRq) WakeupPreempt(p *SchedEntity, wf WakeFlags) {
-	if p == nil || !p.onRq || p.rq != rq {
+	if p == nil || !p.onRq || p.rq != rq { // (a nil rq has no on_rq entity)
 		return
 	}
 	rq.wakeupPreempt(p, wf)

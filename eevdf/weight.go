@@ -21,13 +21,13 @@ const (
 	wmultIdlePrio  uint32 = 1431655765
 
 	// MinNice and MaxNice bound the nice values (include/linux/sched/prio.h).
-	MinNice = -20
-	MaxNice = 19
+	MinNice = -20 // the highest priority
+	MaxNice = 19  // the lowest priority
 
 	// MinCustomSlice and MaxCustomSlice bound a custom slice as
 	// sched_setattr clamps sched_runtime for a fair task (0.1 ms .. 100 ms).
-	MinCustomSlice uint64 = 100000
-	MaxCustomSlice uint64 = 100000000
+	MinCustomSlice uint64 = 100000    // 0.1 ms
+	MaxCustomSlice uint64 = 100000000 // 100 ms
 
 	// DefaultBaseSlice is normalized_sysctl_sched_base_slice: 0.70 ms.
 	DefaultBaseSlice uint64 = 700000

@@ -10,6 +10,9 @@ import "github.com/schedmodel/fairclass/features"
 // without runtime being charged) and gets a new one. The seed 004 toggles
 // select the earlier variants.
 func (rq *CfsRq) Yield() {
+	if rq == nil {
+		return
+	}
 	se := rq.curr
 	if se == nil || rq.nrRunning == 1 {
 		return
@@ -36,7 +39,7 @@ func (rq *CfsRq) Yield() {
 }
 
 // YieldTo is yield_to_task_fair: make p the next buddy and yield. It
-// returns false, doing nothing, if p is not queued here or is delayed
+// returns false, doing nothing, if p is nil, not queued here or delayed
 // (v7.1 accepted a delayed p).
 func (rq *CfsRq) YieldTo(p *SchedEntity) bool {
 	if p == nil || !p.onRq || p.rq != rq || p.delayed && !rq.before71() {
@@ -54,6 +57,9 @@ func (rq *CfsRq) YieldTo(p *SchedEntity) bool {
 // weight, and the task takes its refreshed effective weight (it was
 // charged at the old one). While idle runs it does nothing.
 func (rq *CfsRq) Tick() {
+	if rq == nil {
+		return
+	}
 	c := rq.curr
 	if c == nil || !c.onRq && !rq.before71() { // v7.1 charged a curr that was no longer queued
 		return

@@ -359,11 +359,13 @@ func (s Set) Apply(tokens string) (Set, error) {
 	return s, nil
 }
 
-// UnknownError reports a token that names no feature.
+// UnknownError reports a token that names no feature. Parse and Apply
+// return it (as *UnknownError) for the first such token.
 type UnknownError struct {
-	Token string
+	Token string // the token as written, with its NO_ prefix if any
 }
 
+// Error names the token and lists every valid feature name, sorted.
 func (e *UnknownError) Error() string {
 	valid := make([]string, 0, numFeatures)
 	for _, n := range names {

@@ -2,6 +2,7 @@ package features
 
 import (
 	"errors"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -131,5 +132,25 @@ func TestPresets(t *testing.T) {
 	}
 	if _, err := Preset("v6.6"); err == nil {
 		t.Error("unknown preset accepted")
+	}
+}
+
+// UnknownError's message names the token as written and lists every
+// feature name once, in sorted order.
+func TestUnknownErrorListsValidNamesSorted(t *testing.T) {
+	_, err := Parse("NO_PLACE_LAGG")
+	msg := err.Error()
+	prefix := `features: unknown feature "NO_PLACE_LAGG"; valid names (each may take a NO_ prefix): `
+	if !strings.HasPrefix(msg, prefix) {
+		t.Fatalf("message %q", msg)
+	}
+	listed := strings.Fields(strings.TrimPrefix(msg, prefix))
+	if len(listed) != len(All()) || !sort.StringsAreSorted(listed) {
+		t.Errorf("listed %d names (sorted %v), want %d sorted", len(listed), sort.StringsAreSorted(listed), len(All()))
+	}
+	for _, f := range All() {
+		if i := sort.SearchStrings(listed, f.String()); i == len(listed) || listed[i] != f.String() {
+			t.Errorf("%s missing from the list", f)
+		}
 	}
 }
