@@ -43,7 +43,9 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	// Nothing below moves zero_vruntime or the sums: the two sides of
 	// the eligibility test are computed once.
 	elig := rq.eligibility()
-	if protect && rq.next != nil && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
+	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
+	// (protect false) included (KERNEL-SPEC-LTS P1).
+	if (protect || rq.kernel == KernelV70) && rq.next != nil && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
 		return rq.next
 	}
 	if c != nil && (!c.onRq || !elig.eligible(c.vruntime)) {

@@ -124,7 +124,9 @@ preempt:
 	}
 	if action == actShort {
 		if v71 {
-			rq.clearBuddies(se)
+			if rq.kernel == KernelV71 { // v7.0 left the buddies alone
+				rq.clearBuddies(se)
+			}
 		} else {
 			rq.setShortBuddy(pse)
 		}

@@ -14,6 +14,8 @@ type Options struct {
 	// Backend selects the timeline (default eevdf.BTree).
 	Backend eevdf.Backend
 	// Features, if set, replaces the scenario's features statements.
+	// Unset, an earlier Kernel runs with its own defaults and the
+	// statements applied to them (Scenario.FeaturesFor).
 	Features *features.Set
 	// Kernel selects an earlier kernel's fair.c (default eevdf.KernelV73,
 	// the modelled kernel).
@@ -115,6 +117,13 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 	feat := sc.Features
 	if opt.Features != nil {
 		feat = *opt.Features
+	} else if opt.Kernel != eevdf.KernelV73 {
+		// An earlier kernel starts from its own features.h defaults.
+		f, err := sc.FeaturesFor(opt.Kernel, "")
+		if err != nil {
+			return nil, &Error{File: sc.Name, Pos: Pos{1, 1}, Msg: err.Error()}
+		}
+		feat = f
 	}
 	opts := []eevdf.Option{
 		eevdf.WithFeatures(feat),
