@@ -22,14 +22,18 @@ const (
 	// rescaling the saved lag at once (also for a sleeping task), and in
 	// buddies and yield_to accepting delayed entities.
 	//
-	// Not reproduced: v7.1's augmented-tree callbacks copied only the
-	// minimum vruntime, so the min/max slice of a node raised by a
-	// rotation could be stale until a later propagation; both timelines
-	// here keep every aggregate exact.
+	// v7.1's augmented-tree callbacks copied only the minimum vruntime, so
+	// the min/max slice of a node raised by a rotation or taking an erased
+	// node's place stays stale until a later propagation passes it, and
+	// an inserted node keeps its old max slice. The runqueue reproduces
+	// this with a timeline that follows lib/rbtree.c's exact shapes,
+	// whichever Backend is asked for (timeline_stale.go).
 	KernelV71
-	// KernelV70 is v7.0: KernelV71 with __calc_delta's fixed-point path
-	// and scaled-down weights (nice 0 = 1024) in the weighted sums. Use it
-	// with features.Preset("v7.0") for the seed patches' OFF sides.
+	// KernelV70 is v7.0: KernelV71 with __calc_delta's fixed-point path,
+	// scaled-down weights (nice 0 = 1024) in the weighted sums, the next
+	// buddy returned by every pick (the wakeup check's SHORT pick too), no
+	// buddy clearing on a SHORT preemption, and features.Preset("v7.0")
+	// (neither seed fix, no NI_RATE) as its default feature set.
 	KernelV70
 )
 
@@ -56,7 +60,8 @@ func ParseKernel(s string) (Kernel, error) {
 }
 
 // WithKernel selects the kernel the runqueue follows (default KernelV73).
-// KernelV70 also selects the FixedPoint arithmetic.
+// KernelV70 also selects the FixedPoint arithmetic. Without WithFeatures
+// an earlier kernel runs with its own features.Preset.
 func WithKernel(k Kernel) Option {
 	return func(rq *CfsRq) error {
 		if k > KernelV70 {
@@ -72,6 +77,13 @@ func WithKernel(k Kernel) Option {
 
 // Kernel returns the kernel the runqueue follows.
 func (rq *CfsRq) Kernel() Kernel { return rq.kernel }
+
+// staleAggregates reports whether the kernel's timeline callbacks left
+// min/max-slice aggregates stale (KERNEL-SPEC-LTS T1, T2).
+func (k Kernel) staleAggregates() bool { return k == KernelV71 || k == KernelV70 }
+
+// noMaxSlice reports whether the kernel's timeline has no max_slice.
+func (k Kernel) noMaxSlice() bool { return false }
 
 // before71 reports whether the runqueue follows v7.1 or an earlier kernel.
 func (rq *CfsRq) before71() bool { return rq.kernel >= KernelV71 }

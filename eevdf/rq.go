@@ -32,6 +32,7 @@ type CfsRq struct {
 	arith         Arithmetic
 	backend       Backend
 	kernel        Kernel
+	featGiven     bool // WithFeatures was given; else an earlier kernel runs with its own defaults
 
 	clock uint64 // rq_clock_task
 
@@ -91,13 +92,15 @@ func (b Backend) String() string {
 // Option configures NewCfsRq.
 type Option func(*CfsRq) error
 
-// WithFeatures sets the feature set (default features.Default()).
+// WithFeatures sets the feature set (default features.Default(), or with
+// WithKernel that kernel's features.Preset).
 func WithFeatures(s features.Set) Option {
 	return func(rq *CfsRq) error {
 		if err := s.Validate(); err != nil {
 			return fmt.Errorf("%w: %v", ErrBadOption, err)
 		}
 		rq.feat = s
+		rq.featGiven = true
 		return nil
 	}
 }
@@ -198,6 +201,12 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 		rq.attachHierarchy()
 	}
 	rq.tl = newTimeline(rq.backend)
+	if rq.kernel.staleAggregates() {
+		rq.tl = timeline{rb: &rbTimeline{st: newStaleTree(rq.kernel.noMaxSlice())}}
+	}
+	if !rq.featGiven && rq.kernel != KernelV73 {
+		rq.feat, _ = features.Preset(rq.kernel.String())
+	}
 	return rq, nil
 }
 
