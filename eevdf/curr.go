@@ -25,6 +25,9 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	c.sumExec += uint64(delta)
 	c.vruntime += rq.calcDeltaFair(uint64(delta), c)
 	resched := rq.updateDeadline(c)
+	if rq.kernel == KernelV618 {
+		rq.updateMinVruntime()
+	}
 	if rq.hNrQueued == 1 {
 		return
 	}

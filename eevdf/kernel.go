@@ -35,6 +35,17 @@ const (
 	// buddy clearing on a SHORT preemption, and features.Preset("v7.0")
 	// (neither seed fix, no NI_RATE) as its default feature set.
 	KernelV70
+	// KernelV618 is v6.18.0: KernelV70 with the monotone min_vruntime as
+	// the reference of the sums (moved forward by update_min_vruntime
+	// after every charge and at a dequeue; V computed without moving it),
+	// no max_slice (the lag clamp is the entity's own 2·slice, at least a
+	// tick), the stale min_slice, the protection end stored in vlag's
+	// place and armed by every set_next_entity, the next buddy honoured
+	// only by a real pick, the older wakeup check (buddy set first for
+	// every non-fork wakee, no fork or delayed exit, a protection update
+	// only after a failed SHORT pick), the yield that only pushes the
+	// deadline one request further, and features.Preset("v6.18").
+	KernelV618
 )
 
 func (k Kernel) String() string {
@@ -45,30 +56,32 @@ func (k Kernel) String() string {
 		return "v7.1"
 	case KernelV70:
 		return "v7.0"
+	case KernelV618:
+		return "v6.18"
 	}
 	return fmt.Sprintf("Kernel(%d)", uint8(k))
 }
 
-// ParseKernel parses "v7.3", "v7.1" or "v7.0".
+// ParseKernel parses "v7.3", "v7.1", "v7.0" or "v6.18".
 func ParseKernel(s string) (Kernel, error) {
-	for k := KernelV73; k <= KernelV70; k++ {
+	for k := KernelV73; k <= KernelV618; k++ {
 		if k.String() == s {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: kernel %q (want v7.3, v7.1 or v7.0)", ErrBadOption, s)
+	return 0, fmt.Errorf("%w: kernel %q (want v7.3, v7.1, v7.0 or v6.18)", ErrBadOption, s)
 }
 
 // WithKernel selects the kernel the runqueue follows (default KernelV73).
-// KernelV70 also selects the FixedPoint arithmetic. Without WithFeatures
+// KernelV70 and KernelV618 also select the FixedPoint arithmetic. Without WithFeatures
 // an earlier kernel runs with its own features.Preset.
 func WithKernel(k Kernel) Option {
 	return func(rq *CfsRq) error {
-		if k > KernelV70 {
+		if k > KernelV618 {
 			return fmt.Errorf("%w: %v", ErrBadOption, k)
 		}
 		rq.kernel = k
-		if k == KernelV70 {
+		if k.before70() {
 			rq.arith = FixedPoint
 		}
 		return nil
@@ -80,10 +93,13 @@ func (rq *CfsRq) Kernel() Kernel { return rq.kernel }
 
 // staleAggregates reports whether the kernel's timeline callbacks left
 // min/max-slice aggregates stale (KERNEL-SPEC-LTS T1, T2).
-func (k Kernel) staleAggregates() bool { return k == KernelV71 || k == KernelV70 }
+func (k Kernel) staleAggregates() bool { return k >= KernelV71 }
 
 // noMaxSlice reports whether the kernel's timeline has no max_slice.
-func (k Kernel) noMaxSlice() bool { return false }
+func (k Kernel) noMaxSlice() bool { return k == KernelV618 }
+
+// before70 reports whether the kernel is v7.0 or earlier.
+func (k Kernel) before70() bool { return k >= KernelV70 }
 
 // before71 reports whether the runqueue follows v7.1 or an earlier kernel.
 func (rq *CfsRq) before71() bool { return rq.kernel >= KernelV71 }

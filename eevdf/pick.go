@@ -45,7 +45,7 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	elig := rq.eligibility()
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
-	if (protect || rq.kernel == KernelV70) && rq.next != nil && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
+	if (protect && rq.kernel != KernelV618 || rq.kernel == KernelV70) && rq.next != nil && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
 		return rq.next
 	}
 	if c != nil && (!c.onRq || !elig.eligible(c.vruntime)) {
@@ -80,6 +80,9 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 // (ok is then true with a nil entity). A nil pick with ok false means
 // nothing was eligible, which intact sums never allow.
 func (rq *CfsRq) pickNextEntity(protect bool) (se *SchedEntity, ok bool) {
+	if rq.kernel == KernelV618 && rq.next != nil && rq.feat.Has(features.PickBuddy) && rq.entityEligible(rq.next) {
+		return rq.next, true // v6.18 tested the buddy here, in real picks only
+	}
 	se = rq.pickEevdf(protect)
 	if se == nil {
 		return nil, false
@@ -207,7 +210,7 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		if se.hload != w {
 			rq.reweightEevdf(se, w, true) // which does nothing for an unchanged weight
 		}
-		if first {
+		if first || rq.kernel == KernelV618 { // v6.18 armed it at every set_next_entity
 			rq.setProtectSlice(se)
 		}
 	}

@@ -273,7 +273,8 @@ func (rq *CfsRq) NrRunning() int { return rq.nrRunning }
 // weights at full resolution.
 func (rq *CfsRq) Load() uint64 { return rq.loadWeight }
 
-// ZeroVruntime returns the reference point of the weighted sums.
+// ZeroVruntime returns the reference point of the weighted sums: with
+// KernelV618 that kernel's cfs_rq->min_vruntime.
 func (rq *CfsRq) ZeroVruntime() uint64 { return rq.zeroVruntime }
 
 // AvgVruntime returns V, the load-weighted average vruntime of the queued

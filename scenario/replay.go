@@ -43,8 +43,12 @@ type Result struct {
 	Groups []GroupResult
 	// With PELT (Options.PELT): the root queue.
 	Root RootState
+	// With eevdf.KernelV618: cfs_rq->min_vruntime, the reference of that
+	// kernel's sums, printed as a top-level min_vruntime.
+	MinVruntime uint64
 
 	hasGroups, pelt, peltRaw bool
+	hasMinV                  bool
 
 	smp *SMPResult // a multi-CPU scenario's result, which Replay passes on
 }
@@ -364,6 +368,9 @@ func (r *Replayer) fill(i int, op Op) {
 		res.Task = r.sc.Tasks[op.Task].Name
 	}
 	res.V = rq.V()
+	if res.hasMinV = rq.Kernel() == eevdf.KernelV618; res.hasMinV {
+		res.MinVruntime = rq.ZeroVruntime()
+	}
 	res.Curr = ""
 	if c := rq.Curr(); c != nil {
 		res.Curr = c.Name()
