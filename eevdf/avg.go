@@ -130,7 +130,7 @@ func floorAvg(runtime, load int64) int64 {
 // behaviour-neutral (V and every eligibility test are invariant under an
 // integer shift of the reference point); it keeps the products small.
 func (rq *CfsRq) avgVruntime() uint64 {
-	if rq.kernel == KernelV618 {
+	if rq.kernel.minVruntimeRef() {
 		return rq.zeroVruntime + uint64(rq.avgDelta()) // min_vruntime stays
 	}
 	rq.updateZeroVruntime(rq.avgDelta())
@@ -159,7 +159,7 @@ func (rq *CfsRq) avgVruntimeTest() (uint64, eligibilityTest) {
 	} else if c != nil {
 		delta = rq.entityKey(c)
 	}
-	if rq.kernel == KernelV618 {
+	if rq.kernel.minVruntimeRef() {
 		e.zero = rq.zeroVruntime // min_vruntime stays
 		return e.zero + uint64(delta), e
 	}

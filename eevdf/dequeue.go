@@ -106,7 +106,7 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 		se.relDeadline = true
 	}
 	rq.nrRunning--
-	if rq.kernel == KernelV618 && flags&(DequeueSave|DequeueMove) != DequeueSave {
+	if rq.kernel.minVruntimeRef() && flags&(DequeueSave|DequeueMove) != DequeueSave {
 		rq.updateMinVruntime()
 	}
 	if completing {

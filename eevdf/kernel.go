@@ -46,6 +46,17 @@ const (
 	// only after a failed SHORT pick), the yield that only pushes the
 	// deadline one request further, and features.Preset("v6.18").
 	KernelV618
+	// KernelV612 is v6.12.0: KernelV618's min_vruntime, lag clamp,
+	// stale min_slice, yield and fork preemption, with a 750 µs default
+	// base slice (BaseSlice), no slice protection but the RUN_TO_PARITY
+	// mark (vlag = deadline, written at every set_next_entity and honoured
+	// by every pick while curr is eligible), no PICK_BUDDY (the next buddy,
+	// with NEXT_BUDDY, wins a real pick), its wakeup check (a shorter-slice
+	// wakee only cancels the mark; preemption goes by the pick), its tick
+	// rule (also when the mark is cancelled and curr is ineligible), a
+	// relative deadline kept unscaled across a weight change, and
+	// features.Preset("v6.12").
+	KernelV612
 )
 
 func (k Kernel) String() string {
@@ -58,26 +69,37 @@ func (k Kernel) String() string {
 		return "v7.0"
 	case KernelV618:
 		return "v6.18"
+	case KernelV612:
+		return "v6.12"
 	}
 	return fmt.Sprintf("Kernel(%d)", uint8(k))
 }
 
-// ParseKernel parses "v7.3", "v7.1", "v7.0" or "v6.18".
+// ParseKernel parses "v7.3", "v7.1", "v7.0", "v6.18" or "v6.12".
 func ParseKernel(s string) (Kernel, error) {
-	for k := KernelV73; k <= KernelV618; k++ {
+	for k := KernelV73; k <= KernelV612; k++ {
 		if k.String() == s {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: kernel %q (want v7.3, v7.1, v7.0 or v6.18)", ErrBadOption, s)
+	return 0, fmt.Errorf("%w: kernel %q (want v7.3, v7.1, v7.0, v6.18 or v6.12)", ErrBadOption, s)
+}
+
+// BaseSlice returns the kernel's default base slice on one CPU, in ns:
+// 750000 for v6.12, DefaultBaseSlice for the others.
+func (k Kernel) BaseSlice() uint64 {
+	if k == KernelV612 {
+		return 750000
+	}
+	return DefaultBaseSlice
 }
 
 // WithKernel selects the kernel the runqueue follows (default KernelV73).
-// KernelV70 and KernelV618 also select the FixedPoint arithmetic. Without WithFeatures
+// KernelV70 and the earlier kernels also select the FixedPoint arithmetic. Without WithFeatures
 // an earlier kernel runs with its own features.Preset.
 func WithKernel(k Kernel) Option {
 	return func(rq *CfsRq) error {
-		if k > KernelV618 {
+		if k > KernelV612 {
 			return fmt.Errorf("%w: %v", ErrBadOption, k)
 		}
 		rq.kernel = k
@@ -96,7 +118,11 @@ func (rq *CfsRq) Kernel() Kernel { return rq.kernel }
 func (k Kernel) staleAggregates() bool { return k >= KernelV71 }
 
 // noMaxSlice reports whether the kernel's timeline has no max_slice.
-func (k Kernel) noMaxSlice() bool { return k == KernelV618 }
+func (k Kernel) noMaxSlice() bool { return k >= KernelV618 }
+
+// minVruntimeRef reports whether the kernel's sums were relative to the
+// monotone cfs_rq->min_vruntime (v6.18 and earlier).
+func (k Kernel) minVruntimeRef() bool { return k >= KernelV618 }
 
 // before70 reports whether the kernel is v7.0 or earlier.
 func (k Kernel) before70() bool { return k >= KernelV70 }

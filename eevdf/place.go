@@ -50,7 +50,7 @@ func (rq *CfsRq) placeEntity(se *SchedEntity, flags EnqueueFlags) {
 		lag /= load // truncates toward zero, not floor
 		// A heavy newcomer on a light queue: recentre on it to keep the
 		// products small (neutral).
-		updateZero = weight > load && rq.kernel != KernelV618 // v6.18 has no such step
+		updateZero = weight > load && !rq.kernel.minVruntimeRef() // v6.18 and earlier: no such step
 	}
 	se.vruntime = v - uint64(lag)
 	if updateZero {

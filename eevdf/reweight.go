@@ -122,7 +122,11 @@ func (rq *CfsRq) SetSlice(se *SchedEntity, ns uint64) error {
 // several changes while asleep truncate several times.
 func (rq *CfsRq) setLoad(se *SchedEntity, lw loadWeight) {
 	if rq.before71() && lw.weight != se.load.weight {
+		d := se.deadline
 		rescaleEntity(se, lw.weight, false)
+		if rq.kernel == KernelV612 {
+			se.deadline = d // v6.12 left a relative deadline unscaled
+		}
 		se.hload = lw.weight
 	}
 	if rq.pelt && se.rq != nil && lw.weight != se.load.weight {

@@ -145,6 +145,7 @@ func TestPresetFeatureLists(t *testing.T) {
 		{"v7.1", 29, ""},
 		{"v7.0", 27, "NO_NI_RATE NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"},
 		{"v6.18", 26, "NO_NI_RANDOM NO_NI_RATE NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"},
+		{"v6.12", 25, "NO_PICK_BUDDY NO_NI_RANDOM NO_NI_RATE NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"},
 	} {
 		s, err := Preset(c.kernel)
 		if err != nil || s.Diff(Default()) != c.diff {

@@ -128,6 +128,7 @@ func (p *parser) parseLine(line string) error {
 			return err
 		}
 		p.sc.BaseSlice = n
+		p.sc.baseSliceGiven = true
 		return nil
 	case "hz":
 		n, err := p.oneNumber(ws, 1, 100000)

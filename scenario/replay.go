@@ -43,7 +43,7 @@ type Result struct {
 	Groups []GroupResult
 	// With PELT (Options.PELT): the root queue.
 	Root RootState
-	// With eevdf.KernelV618: cfs_rq->min_vruntime, the reference of that
+	// With eevdf.KernelV618 and earlier: cfs_rq->min_vruntime, the reference of that
 	// kernel's sums, printed as a top-level min_vruntime.
 	MinVruntime uint64
 
@@ -129,9 +129,13 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 		}
 		feat = f
 	}
+	baseSlice := sc.BaseSlice
+	if !sc.baseSliceGiven {
+		baseSlice = opt.Kernel.BaseSlice() // that kernel's own default
+	}
 	opts := []eevdf.Option{
 		eevdf.WithFeatures(feat),
-		eevdf.WithBaseSlice(sc.BaseSlice),
+		eevdf.WithBaseSlice(baseSlice),
 		eevdf.WithTickNsec(eevdf.TickNsecForHZ(sc.HZ)),
 		eevdf.WithTimeline(opt.Backend),
 		eevdf.WithKernel(opt.Kernel),
@@ -174,7 +178,7 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 		r.tgs = append(r.tgs, tg)
 	}
 	for i, t := range sc.Tasks {
-		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(sc.BaseSlice), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
+		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(rq.BaseSlice()), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
 		switch {
 		case t.Group < 0 || t.Group > len(r.tgs):
 			return nil, &Error{File: sc.Name, Pos: t.Pos, Msg: fmt.Sprintf("task %s: group reference %d is neither the root (0) nor a declared group (1..%d)", t.Name, t.Group, len(r.tgs))}
@@ -368,7 +372,7 @@ func (r *Replayer) fill(i int, op Op) {
 		res.Task = r.sc.Tasks[op.Task].Name
 	}
 	res.V = rq.V()
-	if res.hasMinV = rq.Kernel() == eevdf.KernelV618; res.hasMinV {
+	if res.hasMinV = rq.Kernel() >= eevdf.KernelV618; res.hasMinV {
 		res.MinVruntime = rq.ZeroVruntime()
 	}
 	res.Curr = ""

@@ -53,6 +53,8 @@ type Scenario struct {
 	// which FeaturesFor applies to an earlier kernel's defaults.
 	FeatureTokens []string
 
+	baseSliceGiven bool // a base_slice statement set BaseSlice
+
 	// Task groups (KERNEL-SPEC-GROUPS §7): declared groups in order, the
 	// share function, and num_online_cpus() as the share functions read
 	// it (0: not given, 1).
