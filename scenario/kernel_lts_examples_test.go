@@ -7,7 +7,7 @@ import (
 	"github.com/schedmodel/fairclass/eevdf"
 )
 
-// The worked examples of KERNEL-SPEC-LTS Part II §5, computed by hand
+// The worked examples of KERNEL-SPEC-LTS Part II §5 and Part I §4.2, computed by hand
 // there, replayed with each preset they name. Vruntimes and deadlines are
 // relative to the initial reference 2^64 − 2^20, as the examples write
 // them.
@@ -94,6 +94,10 @@ func ltsVerify(t *testing.T, res []Result, checks []ltsCheck) {
 	}
 }
 
+// rawV is the raw signed value of a vlag that holds a vruntime (v6.12's
+// mark), given relative to the initial reference.
+func rawV(rel uint64) int64 { return int64(ltsZero + rel) }
+
 func pick(t uint64, op, task, who string) ltsCheck {
 	return ltsCheck{t: t, op: op, task: task, field: "picked", picked: who}
 }
@@ -113,7 +117,7 @@ func field(t uint64, op, task, f, of string, want int64) ltsCheck {
 func mustReadString(t *testing.T, path string) string { return string(mustRead(t, path)) }
 
 func TestLTSWorkedExamples(t *testing.T) {
-	v73, v71, v70, v618 := eevdf.KernelV73, eevdf.KernelV71, eevdf.KernelV70, eevdf.KernelV618
+	v73, v71, v70, v618, v612 := eevdf.KernelV73, eevdf.KernelV71, eevdf.KernelV70, eevdf.KernelV618, eevdf.KernelV612
 	type run struct {
 		k      eevdf.Kernel
 		checks []ltsCheck
@@ -338,6 +342,50 @@ task B
 			runs: []run{
 				{v73, []ltsCheck{field(3000000, "slice", "B", "vlag", "B", 1500000), field(3000000, "slice", "B", "vr", "B", 0), field(3000000, "slice", "B", "dl", "B", 350000)}},
 				{v618, []ltsCheck{field(3000000, "slice", "B", "vlag", "B", 1400000), field(3000000, "slice", "B", "vr", "B", 200000), field(3000000, "slice", "B", "dl", "B", 550000)}},
+			},
+		},
+		{
+			// Part I §4.2 6.12-B: v6.12 saves no lag at the delay (vlag
+			// keeps the mark) and requeues A before charging B.
+			name: "a delayed wakeup judged with a stale V (D26, D28, D32)",
+			src: `base_slice 700000
+task A
+task B
+0       new A
+0       new B
+0       schedule
+300000  sleep
+700000  tick
+800000  wakeup A
+800000  schedule
+`,
+			runs: []run{
+				{v73, []ltsCheck{field(300000, "sleep", "", "vlag", "A", -150000), field(800000, "wakeup", "A", "vr", "A", 500000),
+					field(800000, "wakeup", "A", "dl", "A", 1200000), pick(800000, "schedule", "", "B")}},
+				{v612, []ltsCheck{field(300000, "sleep", "", "vlag", "A", rawV(350000)), field(800000, "wakeup", "A", "vr", "A", 400000),
+					field(800000, "wakeup", "A", "dl", "A", 1100000), field(800000, "wakeup", "A", "vlag", "A", 0), pick(800000, "schedule", "", "A")}},
+			},
+		},
+		{
+			// Part I §4.2 6.12-C: the yield bump keeps B, and the tick
+			// reschedules it once its mark is gone and it is ineligible.
+			name: "yield bump and the v6.12 tick rule (D41, D12)",
+			src: `base_slice 700000
+task A
+task B
+0       new A
+0       new B
+0       schedule
+700000  tick
+700000  schedule
+1050000 yield
+1750000 tick
+1750000 schedule
+`,
+			runs: []run{
+				{v73, []ltsCheck{pick(1050000, "yield", "", "A"), pick(1750000, "schedule", "", "B")}},
+				{v612, []ltsCheck{field(1050000, "yield", "", "vr", "B", 350000), field(1050000, "yield", "", "dl", "B", 1750000), pick(1050000, "yield", "", "B"),
+					resched(1750000, "tick", "", true), pick(1750000, "schedule", "", "A")}},
 			},
 		},
 	} {
