@@ -31,7 +31,7 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	if rq.hNrQueued == 1 {
 		return
 	}
-	if resched || rq.kernel != KernelV612 && !protectSlice(c) || rq.kernel == KernelV612 && rq.didPreemptShort(c) {
+	if resched || rq.kernel < KernelV612 && !protectSlice(c) || rq.kernel >= KernelV612 && rq.didPreemptShort(c) {
 		rq.resched()
 		rq.clearBuddies(c)
 	}

@@ -57,6 +57,14 @@ const (
 	// relative deadline kept unscaled across a weight change, and
 	// features.Preset("v6.12").
 	KernelV612
+	// KernelV66 is v6.6.0: KernelV612 without delayed dequeue, custom
+	// slices, relative deadlines or PREEMPT_SHORT (SetSlice is refused),
+	// with the timeline ordered by vruntime and augmented by the minimum
+	// deadline, the two-pass pick over it (whose tie-breaks follow the
+	// red-black tree's shape), a new task's first request a full slice, a
+	// tick that reschedules only at a deadline renewal, and
+	// features.Preset("v6.6").
+	KernelV66
 )
 
 func (k Kernel) String() string {
@@ -71,24 +79,26 @@ func (k Kernel) String() string {
 		return "v6.18"
 	case KernelV612:
 		return "v6.12"
+	case KernelV66:
+		return "v6.6"
 	}
 	return fmt.Sprintf("Kernel(%d)", uint8(k))
 }
 
-// ParseKernel parses "v7.3", "v7.1", "v7.0", "v6.18" or "v6.12".
+// ParseKernel parses "v7.3", "v7.1", "v7.0", "v6.18", "v6.12" or "v6.6".
 func ParseKernel(s string) (Kernel, error) {
-	for k := KernelV73; k <= KernelV612; k++ {
+	for k := KernelV73; k <= KernelV66; k++ {
 		if k.String() == s {
 			return k, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: kernel %q (want v7.3, v7.1, v7.0, v6.18 or v6.12)", ErrBadOption, s)
+	return 0, fmt.Errorf("%w: kernel %q (want v7.3, v7.1, v7.0, v6.18, v6.12 or v6.6)", ErrBadOption, s)
 }
 
 // BaseSlice returns the kernel's default base slice on one CPU, in ns:
-// 750000 for v6.12, DefaultBaseSlice for the others.
+// 750000 for v6.12 and v6.6, DefaultBaseSlice for the others.
 func (k Kernel) BaseSlice() uint64 {
-	if k == KernelV612 {
+	if k >= KernelV612 {
 		return 750000
 	}
 	return DefaultBaseSlice
@@ -99,7 +109,7 @@ func (k Kernel) BaseSlice() uint64 {
 // an earlier kernel runs with its own features.Preset.
 func WithKernel(k Kernel) Option {
 	return func(rq *CfsRq) error {
-		if k > KernelV612 {
+		if k > KernelV66 {
 			return fmt.Errorf("%w: %v", ErrBadOption, k)
 		}
 		rq.kernel = k

@@ -25,7 +25,7 @@ func (rq *CfsRq) didPreemptShort(c *SchedEntity) bool {
 // buddyFeature is the feature that lets the next buddy win a real pick:
 // PICK_BUDDY, which v6.12 did not have; there NEXT_BUDDY alone did.
 func (k Kernel) buddyFeature() features.Feature {
-	if k == KernelV612 {
+	if k >= KernelV612 {
 		return features.NextBuddy
 	}
 	return features.PickBuddy
@@ -47,13 +47,17 @@ func (rq *CfsRq) wakeupPreempt612(pse *SchedEntity, wf WakeFlags) {
 	if rq.feat.Has(features.NextBuddy) && wf&WFFork == 0 {
 		rq.setNextBuddy(pse)
 	}
-	if rq.needResched || !rq.feat.Has(features.WakeupPreemption) {
+	v66 := rq.kernel == KernelV66
+	if rq.needResched || !v66 && !rq.feat.Has(features.WakeupPreemption) {
 		return
 	}
 	cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
 	if cseIdle && !pseIdle {
 		rq.resched()
 		return
+	}
+	if v66 && !rq.feat.Has(features.WakeupPreemption) {
+		return // v6.6 tested it after the idle-curr preemption
 	}
 	if cseIdle != pseIdle || pse.policy != PolicyNormal {
 		return

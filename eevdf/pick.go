@@ -31,6 +31,9 @@ func (rq *CfsRq) Stats() Stats { return rq.stats }
 // in vruntime and on exact subtree minima — unless an eligible curr has a
 // strictly earlier deadline (a tie goes to the timeline entity).
 func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
+	if rq.kernel == KernelV66 {
+		return rq.pickEevdf66()
+	}
 	rq.stats.Picks++
 	leftmost := rq.tl.first()
 	c := rq.curr
@@ -51,7 +54,7 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	if c != nil && (!c.onRq || !elig.eligible(c.vruntime)) {
 		c = nil
 	}
-	if c != nil && protect && (rq.kernel != KernelV612 && protectSlice(c) || rq.kernel == KernelV612 && rq.parityMark(c)) {
+	if c != nil && protect && (rq.kernel < KernelV612 && protectSlice(c) || rq.kernel >= KernelV612 && rq.parityMark(c)) {
 		return c
 	}
 	var best *SchedEntity
@@ -211,7 +214,7 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 			rq.reweightEevdf(se, w, true) // which does nothing for an unchanged weight
 		}
 		switch {
-		case rq.kernel == KernelV612:
+		case rq.kernel >= KernelV612:
 			se.vlag = int64(se.deadline) // the RUN_TO_PARITY mark, at every set_next_entity
 		case first || rq.kernel == KernelV618: // v6.18 armed it at every set_next_entity
 			rq.setProtectSlice(se)

@@ -102,6 +102,9 @@ func (rq *CfsRq) SetSlice(se *SchedEntity, ns uint64) error {
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
+	if rq.kernel == KernelV66 {
+		return fmt.Errorf("%w: %v has no custom slices", ErrBadOption, rq.kernel)
+	}
 	// fair_policy() is NORMAL or BATCH only: sched_setattr with a
 	// SCHED_IDLE task's own policy finds nothing to change and returns,
 	// successfully, before the save/restore cycle (KERNEL-SPEC §11.8).
@@ -124,7 +127,7 @@ func (rq *CfsRq) setLoad(se *SchedEntity, lw loadWeight) {
 	if rq.before71() && lw.weight != se.load.weight {
 		d := se.deadline
 		rescaleEntity(se, lw.weight, false)
-		if rq.kernel == KernelV612 {
+		if rq.kernel >= KernelV612 {
 			se.deadline = d // v6.12 left a relative deadline unscaled
 		}
 		se.hload = lw.weight

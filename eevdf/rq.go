@@ -202,7 +202,9 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 	}
 	rq.tl = newTimeline(rq.backend)
 	if rq.kernel.staleAggregates() {
-		rq.tl = timeline{rb: &rbTimeline{st: newStaleTree(rq.kernel.noMaxSlice())}}
+		st := newStaleTree(rq.kernel.noMaxSlice())
+		st.v66 = rq.kernel == KernelV66
+		rq.tl = timeline{rb: &rbTimeline{st: st}}
 	}
 	if !rq.featGiven && rq.kernel != KernelV73 {
 		rq.feat, _ = features.Preset(rq.kernel.String())

@@ -32,15 +32,27 @@ type staleNode struct {
 	parent, left, right *staleNode
 	black, linked       bool
 	agg                 agg
+	minDl               uint64 // v6.6's only aggregate, min_deadline (exact)
 }
 
 // staleTree is the timeline of a kernel with single-field callbacks.
-// noMax selects v6.18, which has no max_slice at all.
+// noMax selects v6.18 and earlier, which have no max_slice at all. v66
+// selects v6.6's tree: ordered by vruntime (equal ones after those
+// already there) with min_deadline as its one aggregate, which copy and
+// rotate carry, so it is exact.
 type staleTree struct {
 	root, leftmost *staleNode
 	count          int
-	noMax          bool
+	noMax, v66     bool
 	nodes          map[*SchedEntity]*staleNode
+}
+
+// less is the tree's order: entity_before.
+func (t *staleTree) less(a, b *SchedEntity) bool {
+	if t.v66 {
+		return int64(a.vruntime-b.vruntime) < 0
+	}
+	return (entityAug{}).Less(a, b)
 }
 
 func newStaleTree(noMax bool) *staleTree {
@@ -62,6 +74,16 @@ func (t *staleTree) node(se *SchedEntity) *staleNode {
 // entity and its children's stored ones. It reports whether nothing
 // changed, which ends a propagation.
 func (t *staleTree) compute(n *staleNode) (unchanged bool) {
+	if t.v66 { // min_deadline_update
+		old, m := n.minDl, n.se.deadline
+		for _, c := range [2]*staleNode{n.right, n.left} {
+			if c != nil && int64(m-c.minDl) > 0 {
+				m = c.minDl
+			}
+		}
+		n.minDl = m
+		return m == old
+	}
 	old := n.agg
 	a := agg{n.se.vruntime, n.se.slice, n.se.slice}
 	for _, c := range [2]*staleNode{n.right, n.left} {
@@ -90,12 +112,16 @@ func (t *staleTree) propagate(n, stop *staleNode) {
 }
 
 // copy is the copy callback: only min_vruntime moves to new.
-func (t *staleTree) copy(old, new *staleNode) { new.agg.minV = old.agg.minV }
+func (t *staleTree) copy(old, new *staleNode) {
+	new.agg.minV = old.agg.minV
+	new.minDl = old.minDl
+}
 
 // rotate is the rotate callback: new, risen into old's place, takes old's
 // min_vruntime only; old is recomputed from its new children.
 func (t *staleTree) rotate(old, new *staleNode) {
 	new.agg.minV = old.agg.minV
+	new.minDl = old.minDl
 	t.compute(old)
 }
 
@@ -109,12 +135,13 @@ func (t *staleTree) insert(se *SchedEntity) {
 		return
 	}
 	n.agg.minV, n.agg.minSlice = se.vruntime, se.slice
+	n.minDl = se.deadline
 	var parent *staleNode
 	cur := t.root
 	goLeft, leftmost := false, true
 	for cur != nil {
 		parent = cur
-		if (entityAug{}).Less(se, cur.se) {
+		if t.less(se, cur.se) {
 			cur, goLeft = cur.left, true
 		} else {
 			cur, goLeft, leftmost = cur.right, false, false
@@ -163,6 +190,11 @@ func (t *staleTree) first() *SchedEntity {
 }
 
 func (t *staleTree) rootAgg() (agg, bool) {
+	if t.v66 && t.root != nil {
+		// Only the minimum vruntime is asked of v6.6's tree (by
+		// update_min_vruntime): its leftmost entity's.
+		return agg{minV: t.leftmost.se.vruntime}, true
+	}
 	if t.root != nil {
 		return t.root.agg, true
 	}
@@ -245,7 +277,7 @@ func (t *staleTree) verify() error {
 		if prev == nil && t.leftmost != x {
 			return 0, fmt.Errorf("stale timeline: leftmost is not the first node")
 		}
-		if prev != nil && (entityAug{}).Less(x.se, prev.se) {
+		if prev != nil && t.less(x.se, prev.se) {
 			return 0, fmt.Errorf("stale timeline: %s is out of order", x.se.name)
 		}
 		prev = x
@@ -257,13 +289,19 @@ func (t *staleTree) verify() error {
 		if hl != hr {
 			return 0, fmt.Errorf("stale timeline: black heights differ below %s", x.se.name)
 		}
-		mv := x.se.vruntime
+		mv, md := x.se.vruntime, x.se.deadline
 		for _, c := range [2]*staleNode{x.left, x.right} {
 			if c != nil {
 				mv = minVruntime(mv, c.agg.minV)
+				if int64(md-c.minDl) > 0 {
+					md = c.minDl
+				}
 			}
 		}
-		if mv != x.agg.minV {
+		if t.v66 && md != x.minDl {
+			return 0, fmt.Errorf("stale timeline: min_deadline of %s is %d, want %d", x.se.name, x.minDl, md)
+		}
+		if !t.v66 && mv != x.agg.minV {
 			return 0, fmt.Errorf("stale timeline: min_vruntime of %s is %d, want %d", x.se.name, x.agg.minV, mv)
 		}
 		if x.black {

@@ -58,7 +58,7 @@ func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
 // preemption cancelled protection, clearing the buddy rather than setting
 // one.
 func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
-	if rq.kernel == KernelV612 {
+	if rq.kernel >= KernelV612 {
 		rq.wakeupPreempt612(pse, wf)
 		return
 	}

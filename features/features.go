@@ -239,8 +239,9 @@ func Default() Set { return Set{defaults} }
 // kernel's features.h sets it: "v7.3" (the modelled kernel) and "v7.1" are
 // Default; "v7.0" predates the seed patches 000 and 002 and NI_RATE, so it
 // has NO_DELAY_LAG_FLOOR, NO_PREEMPT_FLUSH_DELAYED and NO_NI_RATE; "v6.18"
-// also predates NI_RANDOM, and "v6.12" PICK_BUDDY. A feature the version
-// does not have is off (see Exists).
+// also predates NI_RANDOM, "v6.12" PICK_BUDDY, and "v6.6" delayed dequeue,
+// relative deadlines and PREEMPT_SHORT. A feature the version does not
+// have is off (see Exists).
 func Preset(kernel string) (Set, error) {
 	switch kernel {
 	case "v7.3", "v7.1":
@@ -251,14 +252,18 @@ func Preset(kernel string) (Set, error) {
 		return Default().Without(DelayLagFloor, PreemptFlushDelayed, NIRate, NIRandom), nil
 	case "v6.12":
 		return Default().Without(DelayLagFloor, PreemptFlushDelayed, NIRate, NIRandom, PickBuddy), nil
+	case "v6.6":
+		return Default().Without(DelayLagFloor, PreemptFlushDelayed, NIRate, NIRandom, PickBuddy,
+			PlaceRelDeadline, PreemptShort, DelayDequeue, DelayZero), nil
 	}
-	return Set{}, fmt.Errorf("features: unknown kernel preset %q (want v7.3, v7.1, v7.0, v6.18 or v6.12)", kernel)
+	return Set{}, fmt.Errorf("features: unknown kernel preset %q (want v7.3, v7.1, v7.0, v6.18, v6.12 or v6.6)", kernel)
 }
 
 // Exists reports whether the kernel version's features.h has f. The seed
 // toggles exist in every version: they are experiments, not SCHED_FEATs.
 // v7.0 has no PARANOID_AVG and no NI_RATE; v6.18 also has no NI_RANDOM;
-// v6.12 also has no PICK_BUDDY.
+// v6.12 also has no PICK_BUDDY; v6.6 also has no PLACE_REL_DEADLINE,
+// PREEMPT_SHORT, DELAY_DEQUEUE or DELAY_ZERO.
 // An unknown version has none.
 func Exists(kernel string, f Feature) bool {
 	if f >= numFeatures {
@@ -276,6 +281,12 @@ func Exists(kernel string, f Feature) bool {
 		return f != ParanoidAvg && f != NIRate && f != NIRandom
 	case "v6.12":
 		return f != ParanoidAvg && f != NIRate && f != NIRandom && f != PickBuddy
+	case "v6.6":
+		switch f {
+		case ParanoidAvg, NIRate, NIRandom, PickBuddy, PlaceRelDeadline, PreemptShort, DelayDequeue, DelayZero:
+			return false
+		}
+		return true
 	}
 	return false
 }

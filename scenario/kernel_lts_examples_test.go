@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
 )
 
-// The worked examples of KERNEL-SPEC-LTS Part II §5 and Part I §4.2, computed by hand
+// The worked examples of KERNEL-SPEC-LTS Part II §5 and Part I §4, computed by hand
 // there, replayed with each preset they name. Vruntimes and deadlines are
 // relative to the initial reference 2^64 − 2^20, as the examples write
 // them.
@@ -117,7 +118,7 @@ func field(t uint64, op, task, f, of string, want int64) ltsCheck {
 func mustReadString(t *testing.T, path string) string { return string(mustRead(t, path)) }
 
 func TestLTSWorkedExamples(t *testing.T) {
-	v73, v71, v70, v618, v612 := eevdf.KernelV73, eevdf.KernelV71, eevdf.KernelV70, eevdf.KernelV618, eevdf.KernelV612
+	v73, v71, v70, v618, v612, v66 := eevdf.KernelV73, eevdf.KernelV71, eevdf.KernelV70, eevdf.KernelV618, eevdf.KernelV612, eevdf.KernelV66
 	type run struct {
 		k      eevdf.Kernel
 		checks []ltsCheck
@@ -388,11 +389,110 @@ task B
 					resched(1750000, "tick", "", true), pick(1750000, "schedule", "", "A")}},
 			},
 		},
+		{
+			// Part I §4.1 6.6-A: full first requests, and the deadline tie
+			// at 1.4 ms goes to the running B (the search's tie rule).
+			name: "a deadline tie keeps the running task (D22, D44)",
+			src: `base_slice 700000
+task A
+task B
+0       new A
+0       new B
+0       schedule
+700000  tick
+700000  schedule
+1400000 tick
+1400000 schedule
+`,
+			runs: []run{
+				{v73, []ltsCheck{field(0, "new", "B", "dl", "A", 350000), pick(1400000, "schedule", "", "A")}},
+				{v66, []ltsCheck{field(0, "new", "B", "dl", "A", 700000), field(0, "new", "B", "dl", "B", 700000), pick(700000, "schedule", "", "B"),
+					field(1400000, "tick", "", "dl", "B", 1400000), resched(1400000, "tick", "", true), pick(1400000, "schedule", "", "B")}},
+			},
+		},
+		{
+			// Part I §4.1 6.6-B: the yield bump keeps B, and the new C
+			// preempts it (no fork exit).
+			name: "yield bump, and a new task that preempts (D41, D33)",
+			src: `base_slice 700000
+task A
+task B
+task C
+0       new A
+0       new B
+0       schedule
+700000  tick
+700000  schedule
+1050000 yield
+1050000 new C
+`,
+			runs: []run{
+				{v73, []ltsCheck{pick(1050000, "yield", "", "A"), field(1050000, "new", "C", "vr", "C", 875000), field(1050000, "new", "C", "dl", "C", 1225000), resched(1050000, "new", "C", false)}},
+				{v66, []ltsCheck{field(1050000, "yield", "", "dl", "B", 1400000), pick(1050000, "yield", "", "B"), resched(1050000, "yield", "", false),
+					field(1050000, "new", "C", "vr", "C", 525000), field(1050000, "new", "C", "dl", "C", 1225000), resched(1050000, "new", "C", true)}},
+			},
+		},
+		{
+			// Part I §4.1 6.6-C: no delayed dequeue: A leaves with lag
+			// −150000 and comes back behind with it inflated.
+			name: "a sleeper with negative lag leaves at once (D27, D14)",
+			src: `base_slice 700000
+task A
+task B
+0       new A
+0       new B
+0       schedule
+300000  sleep
+500000  wakeup A
+700000  tick
+700000  schedule
+1000000 tick
+1000000 schedule
+`,
+			runs: []run{
+				{v73, []ltsCheck{field(500000, "wakeup", "A", "vr", "A", 300000), field(500000, "wakeup", "A", "dl", "A", 350000), pick(700000, "schedule", "", "A"), pick(1000000, "schedule", "", "B")}},
+				{v66, []ltsCheck{field(300000, "sleep", "", "vlag", "A", -150000), field(500000, "wakeup", "A", "vr", "A", 500000), field(500000, "wakeup", "A", "dl", "A", 1200000),
+					pick(700000, "schedule", "", "B"), pick(1000000, "schedule", "", "A")}},
+			},
+		},
 	} {
 		for _, r := range ex.runs {
 			t.Run(ex.name+"/"+r.k.String(), func(t *testing.T) {
 				ltsVerify(t, ltsReplay(t, ex.src, r.k), r.checks)
 			})
 		}
+	}
+}
+
+// What a kernel does not have is a scenario error that names the version:
+// a SCHED_FEAT its features.h lacks, and v6.6's missing custom slices.
+func TestLTSMissingFeatureOrOperation(t *testing.T) {
+	for _, c := range []struct {
+		k    eevdf.Kernel
+		src  string
+		want string
+	}{
+		{eevdf.KernelV66, "features PREEMPT_SHORT\ntask A\n0 new A\n", "v6.6 has no PREEMPT_SHORT"},
+		{eevdf.KernelV612, "features PICK_BUDDY\ntask A\n0 new A\n", "v6.12 has no PICK_BUDDY"},
+		{eevdf.KernelV70, "features PARANOID_AVG\ntask A\n0 new A\n", "v7.0 has no PARANOID_AVG"},
+		{eevdf.KernelV66, "task A\n0 new A\n0 schedule\n1000 slice A 300000\n", "v6.6 has no custom slices"},
+		{eevdf.KernelV66, "task A slice=300000\n0 new A\n", "v6.6 has no custom slices"},
+	} {
+		sc, err := Parse(strings.NewReader(c.src), "x.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = Replay(sc, Options{Kernel: c.k}, func(*Result) error { return nil })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v %q: error %v, want one containing %q", c.k, c.src, err, c.want)
+		}
+	}
+	// A seed toggle may still be turned on, as an experiment.
+	sc, err := Parse(strings.NewReader("features DELAY_LAG_FLOOR\ntask A\n0 new A\n"), "x.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := sc.FeaturesFor(eevdf.KernelV70, ""); err != nil || !f.Has(features.DelayLagFloor) || f.Has(features.PreemptFlushDelayed) {
+		t.Errorf("FeaturesFor(v7.0) = %v, %v", f.Diff(features.Default()), err)
 	}
 }

@@ -24,17 +24,7 @@ import (
 
 // ltsKnownDifferences maps a file (without .txt) to the first difference
 // its replay shows today.
-var ltsKnownDifferences = map[string]string{
-	"v6.6-delayed-dequeue": "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-	"v6.6-nice-mixed":      "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-	"v6.6-rr-three-equal":  "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-	"v6.6-yield-loop-hog":  "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-	"v66-crowd-000":        "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-	"v66-feat-000":         "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-	"v66-policy-000":       "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-	"v66-rand-000":         "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-	"v66-sleep-000":        "no preset: bad option: kernel \"v6.6\" (want v7.3, v7.1, v7.0, v6.18 or v6.12)",
-}
+var ltsKnownDifferences = map[string]string{}
 
 // ltsKernel reads the --kernel flag of a file's replay-flags line.
 func ltsKernel(t *testing.T, path string) string {

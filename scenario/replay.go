@@ -180,6 +180,8 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 	for i, t := range sc.Tasks {
 		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(rq.BaseSlice()), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
 		switch {
+		case t.Slice != 0 && opt.Kernel == eevdf.KernelV66:
+			return nil, &Error{File: sc.Name, Pos: t.Pos, Msg: fmt.Sprintf("task %s: slice=: v6.6 has no custom slices", t.Name)}
 		case t.Group < 0 || t.Group > len(r.tgs):
 			return nil, &Error{File: sc.Name, Pos: t.Pos, Msg: fmt.Sprintf("task %s: group reference %d is neither the root (0) nor a declared group (1..%d)", t.Name, t.Group, len(r.tgs))}
 		case t.Group > 0:

@@ -31,7 +31,7 @@ Flags:
                         identical results)
   --features TOKENS     debugfs tokens applied after the scenario's own
                         features line, e.g. "NO_RUN_TO_PARITY PLACE_JOIN_LAG"
-  --kernel v7.3|v7.1|v7.0|v6.18|v6.12
+  --kernel v7.3|v7.1|v7.0|v6.18|v6.12|v6.6
                         the kernel whose fair.c to follow (default v7.3, the
                         modelled mainline), with that kernel's own feature
                         defaults under the scenario's features line
