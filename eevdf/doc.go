@@ -42,8 +42,8 @@
 // relative to zero_vruntime with V floored, eligibility by 128-bit
 // cross-multiplication, calc_delta_fair by full-weight integer division
 // (WithArithmetic(FixedPoint) for v7.0's and earlier), truncating
-// divisions where the kernel truncates. The running entity lives outside the timeline and the
-// sums, exactly as in the kernel.
+// divisions where the kernel truncates. The running entity lives outside
+// the timeline and the sums, exactly as in the kernel.
 //
 // # Toggles, presets and timelines
 //
