@@ -17,10 +17,10 @@ import "github.com/schedmodel/fairclass/features"
 // avgWeight is avg_vruntime_weight: the weight an entity contributes to
 // the sums, its full effective weight unless PARANOID_AVG raised sum_shift.
 //
-// v7.0 summed scale_load_down weights (nice 0 = 1024), which rounds V
-// differently.
+// v7.0 and v6.18 summed scale_load_down weights (nice 0 = 1024); task
+// weights are multiples of 1024, so V and every test come out the same.
 func (rq *CfsRq) avgWeight(w uint64) uint64 {
-	if rq.kernel == KernelV70 {
+	if rq.kernel.before70() {
 		return scaleLoadDown(w)
 	}
 	if rq.sumShift != 0 {
@@ -130,6 +130,9 @@ func floorAvg(runtime, load int64) int64 {
 // behaviour-neutral (V and every eligibility test are invariant under an
 // integer shift of the reference point); it keeps the products small.
 func (rq *CfsRq) avgVruntime() uint64 {
+	if rq.kernel.minVruntimeRef() {
+		return rq.zeroVruntime + uint64(rq.avgDelta()) // min_vruntime stays
+	}
 	rq.updateZeroVruntime(rq.avgDelta())
 	return rq.zeroVruntime
 }
@@ -155,6 +158,10 @@ func (rq *CfsRq) avgVruntimeTest() (uint64, eligibilityTest) {
 		delta = floorAvg(e.avg, e.load)
 	} else if c != nil {
 		delta = rq.entityKey(c)
+	}
+	if rq.kernel.minVruntimeRef() {
+		e.zero = rq.zeroVruntime // min_vruntime stays
+		return e.zero + uint64(delta), e
 	}
 	rq.updateZeroVruntime(delta)
 	e.avg -= e.load * delta

@@ -76,7 +76,8 @@ func (rq *CfsRq) Check() error {
 			err = fmt.Errorf("membership: curr %s is in the timeline", se.name)
 		case se.rq != rq:
 			err = fmt.Errorf("membership: %s is in the timeline of another runqueue", se.name)
-		case prevSe != nil && !(entityAug{}).Less(prevSe, se):
+		case prevSe != nil && rq.kernel != KernelV66 && !(entityAug{}).Less(prevSe, se),
+			prevSe != nil && rq.kernel == KernelV66 && vBefore(se.vruntime, prevSe.vruntime): // v6.6: by vruntime
 			err = fmt.Errorf("order: %s (deadline %d) after %s (deadline %d)", se.name, se.deadline, prevSe.name, prevSe.deadline)
 		}
 		if err != nil {

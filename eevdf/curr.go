@@ -25,10 +25,13 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	c.sumExec += uint64(delta)
 	c.vruntime += rq.calcDeltaFair(uint64(delta), c)
 	resched := rq.updateDeadline(c)
+	if rq.kernel.minVruntimeRef() {
+		rq.updateMinVruntime()
+	}
 	if rq.hNrQueued == 1 {
 		return
 	}
-	if resched || !protectSlice(c) {
+	if resched || rq.kernel < KernelV612 && !protectSlice(c) || rq.kernel >= KernelV612 && rq.didPreemptShort(c) {
 		rq.resched()
 		rq.clearBuddies(c)
 	}

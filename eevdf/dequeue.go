@@ -119,6 +119,9 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 		se.relDeadline = true
 	}
 	rq.nrRunning--
+	if rq.kernel.minVruntimeRef() && flags&(DequeueSave|DequeueMove) != DequeueSave {
+		rq.updateMinVruntime()
+	}
 	if completing {
 		rq.clearDelayed(se)
 		// v7.0 (and the posted v1, which left the completion alone): only

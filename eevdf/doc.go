@@ -46,18 +46,24 @@
 // starts at 2^64 − 2^20), signed-difference comparisons, the weighted sums
 // relative to zero_vruntime with V floored, eligibility by 128-bit
 // cross-multiplication, calc_delta_fair by full-weight integer division
-// (WithArithmetic(FixedPoint) for v7.0's), truncating divisions where the
-// kernel truncates. The running entity lives outside the timeline and the
-// sums, exactly as in the kernel.
+// (WithArithmetic(FixedPoint) for v7.0's and earlier), truncating
+// divisions where the kernel truncates. The running entity lives outside
+// the timeline and the sums, exactly as in the kernel.
 //
 // # Toggles, presets and timelines
 //
 // WithFeatures selects the SCHED_FEATs and the seed-patch toggles
 // (DELAY_LAG_FLOOR, PREEMPT_FLUSH_DELAYED, PLACE_JOIN_LAG, the yield
 // variants), each a branch inside the mechanism it changes. WithKernel
-// selects where v7.1 or v7.0 computed differently. WithTimeline selects the
-// timeline's data structure: an augmented B-tree (default) or the kernel's
-// augmented red-black tree; both give identical results.
+// selects where v7.1, v7.0, v6.18, v6.12 or v6.6 computed differently,
+// with that kernel's own feature defaults unless WithFeatures says
+// otherwise.
+// WithTimeline selects the timeline's data structure: an augmented B-tree
+// (default) or the kernel's augmented red-black tree; both give identical
+// results. The earlier kernels kept stale min/max-slice aggregates whose
+// values depend on the red-black tree's exact shape (and v6.6's pick
+// breaks deadline ties by that shape), so with them the runqueue always
+// uses a red-black tree with their callbacks.
 //
 // # Task groups and PELT
 //
@@ -89,7 +95,7 @@
 // concurrent use; distinct runqueues are independent.
 //
 // What is not modelled: bandwidth control (cpu.max), proxy execution,
-// autogroup, load balancing across runqueues (package smp's), the hrtick,
-// and v7.1's stale min/max-slice aggregates. Task groups are modelled for
+// autogroup, load balancing across runqueues (package smp's) and the
+// hrtick. Task groups are modelled for
 // the modelled kernel only (not with WithKernel's earlier ones).
 package eevdf

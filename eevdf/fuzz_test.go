@@ -444,7 +444,8 @@ func (h *harness) oraclePick(protect bool) *SchedEntity {
 		first, _ := set.Min()
 		return first
 	}
-	if protect && rq.feat.Has(features.PickBuddy) && rq.next != nil && eligible(rq.next) {
+	// v7.0's buddy test ignores protect (KERNEL-SPEC-LTS P1).
+	if (protect || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && rq.next != nil && eligible(rq.next) {
 		return rq.next
 	}
 	if c != nil && (!c.onRq || !eligible(c)) {

@@ -64,12 +64,12 @@ func TestWorkedReplayV71(t *testing.T) {
 }
 
 func TestParseKernel(t *testing.T) {
-	for _, k := range []eevdf.Kernel{eevdf.KernelV73, eevdf.KernelV71, eevdf.KernelV70} {
+	for _, k := range []eevdf.Kernel{eevdf.KernelV73, eevdf.KernelV71, eevdf.KernelV70, eevdf.KernelV618, eevdf.KernelV612, eevdf.KernelV66} {
 		if got, err := eevdf.ParseKernel(k.String()); err != nil || got != k {
 			t.Errorf("ParseKernel(%q) = %v, %v", k, got, err)
 		}
 	}
-	if _, err := eevdf.ParseKernel("v6.6"); err == nil {
-		t.Error("v6.6 accepted")
+	if _, err := eevdf.ParseKernel("v5.15"); err == nil {
+		t.Error("v5.15 accepted")
 	}
 }

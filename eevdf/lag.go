@@ -30,6 +30,9 @@ func (rq *CfsRq) minSlice() uint64 {
 // over the timeline and an on_rq curr, delayed entities included (0 on an
 // empty queue).
 func (rq *CfsRq) lagLimit(se *SchedEntity) int64 {
+	if rq.kernel.minVruntimeRef() {
+		return rq.lagLimit618(se)
+	}
 	var maxSlice uint64
 	if c := rq.currOnRq(); c != nil {
 		maxSlice = c.slice

@@ -36,6 +36,9 @@ func (rq *CfsRq) Stats() Stats {
 // in vruntime and on exact subtree minima — unless an eligible curr has a
 // strictly earlier deadline (a tie goes to the timeline entity).
 func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
+	if rq.kernel == KernelV66 {
+		return rq.pickEevdf66()
+	}
 	rq.stats.Picks++
 	leftmost := rq.tl.first()
 	c := rq.curr
@@ -48,13 +51,15 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	// Nothing below moves zero_vruntime or the sums: the two sides of
 	// the eligibility test are computed once.
 	elig := rq.eligibility()
-	if protect && rq.next != nil && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
+	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
+	// (protect false) included (KERNEL-SPEC-LTS P1).
+	if (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.next != nil && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
 		return rq.next
 	}
 	if c != nil && (!c.onRq || !elig.eligible(c.vruntime)) {
 		c = nil
 	}
-	if c != nil && protect && protectSlice(c) {
+	if c != nil && protect && (rq.kernel < KernelV612 && protectSlice(c) || rq.kernel >= KernelV612 && rq.parityMark(c)) {
 		return c
 	}
 	var best *SchedEntity
@@ -83,6 +88,9 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 // (ok is then true with a nil entity). A nil pick with ok false means
 // nothing was eligible, which intact sums never allow.
 func (rq *CfsRq) pickNextEntity(protect bool) (se *SchedEntity, ok bool) {
+	if rq.kernel.minVruntimeRef() && rq.next != nil && rq.feat.Has(rq.kernel.buddyFeature()) && rq.entityEligible(rq.next) {
+		return rq.next, true // v6.18 and v6.12 tested the buddy here, in real picks only
+	}
 	se = rq.pickEevdf(protect)
 	if se == nil {
 		return nil, false
@@ -224,7 +232,10 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		if se.hload != w {
 			rq.reweightEevdf(se, w, true) // which does nothing for an unchanged weight
 		}
-		if first {
+		switch {
+		case rq.kernel >= KernelV612:
+			se.vlag = int64(se.deadline) // the RUN_TO_PARITY mark, at every set_next_entity
+		case first || rq.kernel == KernelV618: // v6.18 armed it at every set_next_entity
 			rq.setProtectSlice(se)
 		}
 	}

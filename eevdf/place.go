@@ -50,7 +50,7 @@ func (rq *CfsRq) placeEntity(se *SchedEntity, flags EnqueueFlags) {
 		lag /= load // truncates toward zero, not floor
 		// A heavy newcomer on a light queue: recentre on it to keep the
 		// products small (neutral).
-		updateZero = weight > load
+		updateZero = weight > load && !rq.kernel.minVruntimeRef() // v6.18 and earlier: no such step
 	}
 	se.vruntime = v - uint64(lag)
 	if updateZero {
@@ -62,7 +62,9 @@ func (rq *CfsRq) placeEntity(se *SchedEntity, flags EnqueueFlags) {
 		se.relDeadline = false
 		return
 	}
-	if rq.feat.Has(features.PlaceDeadlineInitial) && flags&EnqueueInitial != 0 {
+	// v6.6's half request applied only at fork, to a placement that the
+	// wakeup of the new task then replaced.
+	if rq.feat.Has(features.PlaceDeadlineInitial) && flags&EnqueueInitial != 0 && rq.kernel != KernelV66 {
 		vslice /= 2
 	}
 	se.deadline = se.vruntime + vslice

@@ -13,6 +13,7 @@ func protectSlice(se *SchedEntity) bool { return vBefore(se.vruntime, se.vprot) 
 func cancelProtectSlice(se *SchedEntity) {
 	if protectSlice(se) {
 		se.vprot = se.vruntime
+		se.shareVprot()
 	}
 }
 
@@ -37,6 +38,7 @@ func (rq *CfsRq) setProtectSlice(se *SchedEntity) {
 		}
 	}
 	se.vprot = vprot
+	se.shareVprot()
 }
 
 // updateProtectSlice is update_protect_slice, after a wakeup that did not
@@ -49,4 +51,5 @@ func (rq *CfsRq) updateProtectSlice(se *SchedEntity) {
 		base = minVruntime(se.vruntime, rq.avgVruntime())
 	}
 	se.vprot = minVruntime(se.vprot, base+rq.calcDeltaFair(slice, se))
+	se.shareVprot()
 }

@@ -108,6 +108,9 @@ func (rq *CfsRq) SetSlice(se *SchedEntity, ns uint64) error {
 	if err := rq.checkOwner(se); err != nil {
 		return err
 	}
+	if rq.kernel == KernelV66 {
+		return fmt.Errorf("%w: %v has no custom slices", ErrBadOption, rq.kernel)
+	}
 	// fair_policy() is NORMAL or BATCH only: sched_setattr with a
 	// SCHED_IDLE task's own policy finds nothing to change and returns,
 	// successfully, before the save/restore cycle (KERNEL-SPEC §11.8).
@@ -128,7 +131,11 @@ func (rq *CfsRq) SetSlice(se *SchedEntity, ns uint64) error {
 // several changes while asleep truncate several times.
 func (rq *CfsRq) setLoad(se *SchedEntity, lw loadWeight) {
 	if rq.before71() && lw.weight != se.load.weight {
+		d := se.deadline
 		rescaleEntity(se, lw.weight, false)
+		if rq.kernel >= KernelV612 {
+			se.deadline = d // v6.12 left a relative deadline unscaled
+		}
 		se.hload = lw.weight
 	}
 	if rq.pelt && se.rq != nil && lw.weight != se.load.weight {

@@ -39,6 +39,7 @@ type CfsRq struct {
 	arith         Arithmetic
 	backend       Backend
 	kernel        Kernel
+	featGiven     bool // WithFeatures was given; else an earlier kernel runs with its own defaults
 
 	clock uint64 // rq_clock_task
 
@@ -99,13 +100,15 @@ func (b Backend) String() string {
 // Option configures NewCfsRq.
 type Option func(*CfsRq) error
 
-// WithFeatures sets the feature set (default features.Default()).
+// WithFeatures sets the feature set (default features.Default(), or with
+// WithKernel that kernel's features.Preset).
 func WithFeatures(s features.Set) Option {
 	return func(rq *CfsRq) error {
 		if err := s.Validate(); err != nil {
 			return fmt.Errorf("%w: %v", ErrBadOption, err)
 		}
 		rq.feat = s
+		rq.featGiven = true
 		return nil
 	}
 }
@@ -209,6 +212,14 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 		rq.attachHierarchy()
 	}
 	rq.tl = newTimeline(rq.backend)
+	if rq.kernel.staleAggregates() {
+		st := newStaleTree(rq.kernel.noMaxSlice())
+		st.v66 = rq.kernel == KernelV66
+		rq.tl = timeline{rb: &rbTimeline{st: st}}
+	}
+	if !rq.featGiven && rq.kernel != KernelV73 {
+		rq.feat, _ = features.Preset(rq.kernel.String())
+	}
 	return rq, nil
 }
 
@@ -371,7 +382,8 @@ func (rq *CfsRq) Load() uint64 {
 	return rq.loadWeight
 }
 
-// ZeroVruntime returns the reference point of the weighted sums.
+// ZeroVruntime returns the reference point of the weighted sums: with
+// KernelV618 that kernel's cfs_rq->min_vruntime.
 func (rq *CfsRq) ZeroVruntime() uint64 {
 	if rq == nil {
 		return 0

@@ -159,17 +159,31 @@ func (t *timeline) verify() error {
 // rbTimeline is the kernel's structure: an intrusive augmented red-black
 // tree whose nodes live in the entities.
 type rbTimeline struct {
-	t rbtree.Tree[*SchedEntity, agg, entityAug]
+	t  rbtree.Tree[*SchedEntity, agg, entityAug]
+	st *staleTree // set for the kernels whose callbacks left stale aggregates; t is then unused
 }
 
 func (t *rbTimeline) insert(se *SchedEntity) {
+	if t.st != nil {
+		t.st.insert(se)
+		return
+	}
 	se.rb.Item = se
 	t.t.Insert(&se.rb)
 }
 
-func (t *rbTimeline) erase(se *SchedEntity) { t.t.Erase(&se.rb) }
+func (t *rbTimeline) erase(se *SchedEntity) {
+	if t.st != nil {
+		t.st.erase(se)
+		return
+	}
+	t.t.Erase(&se.rb)
+}
 
 func (t *rbTimeline) first() *SchedEntity {
+	if t.st != nil {
+		return t.st.first()
+	}
 	if n := t.t.First(); n != nil {
 		return n.Item
 	}
@@ -177,6 +191,9 @@ func (t *rbTimeline) first() *SchedEntity {
 }
 
 func (t *rbTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
+	if t.st != nil {
+		return t.st.findEligible(m)
+	}
 	if n := t.t.Find(m); n != nil {
 		return n.Item
 	}
@@ -184,6 +201,9 @@ func (t *rbTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 }
 
 func (t *rbTimeline) root() (agg, bool) {
+	if t.st != nil {
+		return t.st.rootAgg()
+	}
 	if r := t.t.Root(); r != nil {
 		return r.Agg(), true
 	}
@@ -191,8 +211,23 @@ func (t *rbTimeline) root() (agg, bool) {
 }
 
 func (t *rbTimeline) ascend(fn func(*SchedEntity) bool) {
+	if t.st != nil {
+		t.st.ascend(fn)
+		return
+	}
 	t.t.Ascend(func(n *rbtree.Node[*SchedEntity, agg]) bool { return fn(n.Item) })
 }
 
-func (t *rbTimeline) len() int      { return t.t.Len() }
-func (t *rbTimeline) verify() error { return t.t.Verify() }
+func (t *rbTimeline) len() int {
+	if t.st != nil {
+		return t.st.len()
+	}
+	return t.t.Len()
+}
+
+func (t *rbTimeline) verify() error {
+	if t.st != nil {
+		return t.st.verify()
+	}
+	return t.t.Verify()
+}

@@ -58,10 +58,18 @@ func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
 // preemption cancelled protection, clearing the buddy rather than setting
 // one.
 func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
+	if rq.kernel >= KernelV612 {
+		rq.wakeupPreempt612(pse, wf)
+		return
+	}
 	se := rq.curr
 	v71 := rq.before71()
 	if se == pse {
 		return
+	}
+	v618 := rq.kernel == KernelV618
+	if v618 && wf&WFFork == 0 && !pse.delayed && rq.feat.Has(features.NextBuddy) {
+		rq.setNextBuddy(pse) // v6.18: every such wakee, before any test
 	}
 	if rq.needResched && (v71 || !rq.feat.Has(features.PreemptShort)) {
 		return
@@ -88,13 +96,13 @@ func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
 		action = actShort
 		goto pick
 	}
-	if wf&WFFork != 0 || pse.delayed {
+	if (wf&WFFork != 0 || pse.delayed) && !v618 { // v6.18 had neither exit
 		if v71 {
 			return
 		}
 		goto update
 	}
-	if rq.feat.Has(features.NextBuddy) && rq.setPreemptBuddy(pse) && wf&WFSync != 0 {
+	if !v618 && rq.feat.Has(features.NextBuddy) && rq.setPreemptBuddy(pse) && wf&WFSync != 0 {
 		action = rq.preemptSync(wf, pse, se)
 	}
 	switch action {
@@ -113,6 +121,9 @@ pick:
 	}
 
 update:
+	if v618 && action != actShort {
+		return // v6.18 updated the protection after a failed SHORT pick only
+	}
 	if rq.feat.Has(features.RunToParity) {
 		rq.updateProtectSlice(se)
 	}
@@ -124,7 +135,9 @@ preempt:
 	}
 	if action == actShort {
 		if v71 {
-			rq.clearBuddies(se)
+			if rq.kernel == KernelV71 { // v7.0 left the buddies alone
+				rq.clearBuddies(se)
+			}
 		} else {
 			rq.setShortBuddy(pse)
 		}

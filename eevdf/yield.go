@@ -20,7 +20,7 @@ func (rq *CfsRq) Yield() {
 	rq.clearBuddies(se)
 	rq.updateCurr()
 	switch {
-	case rq.feat.Has(features.YieldBumpDeadline):
+	case rq.feat.Has(features.YieldBumpDeadline) || rq.kernel.minVruntimeRef():
 		// v6.6–v6.18: push the deadline one request further.
 		se.deadline += rq.calcDeltaFair(se.slice, se)
 	case rq.feat.Has(features.YieldClampDeadline):

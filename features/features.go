@@ -235,18 +235,60 @@ type Set struct{ bits uint64 }
 // Default returns the kernel's default feature set.
 func Default() Set { return Set{defaults} }
 
-// Preset returns the default feature set of a kernel version: "v7.3"
-// (the modelled kernel) and "v7.1" are Default; "v7.0" predates the seed
-// patches 000 and 002, so it has NO_DELAY_LAG_FLOOR and
-// NO_PREEMPT_FLUSH_DELAYED.
+// Preset returns the default feature set of a kernel version, as that
+// kernel's features.h sets it: "v7.3" (the modelled kernel) and "v7.1" are
+// Default; "v7.0" predates the seed patches 000 and 002 and NI_RATE, so it
+// has NO_DELAY_LAG_FLOOR, NO_PREEMPT_FLUSH_DELAYED and NO_NI_RATE; "v6.18"
+// also predates NI_RANDOM, "v6.12" PICK_BUDDY, and "v6.6" delayed dequeue,
+// relative deadlines and PREEMPT_SHORT. A feature the version does not
+// have is off (see Exists).
 func Preset(kernel string) (Set, error) {
 	switch kernel {
 	case "v7.3", "v7.1":
 		return Default(), nil
 	case "v7.0":
-		return Default().Without(DelayLagFloor, PreemptFlushDelayed), nil
+		return Default().Without(DelayLagFloor, PreemptFlushDelayed, NIRate), nil
+	case "v6.18":
+		return Default().Without(DelayLagFloor, PreemptFlushDelayed, NIRate, NIRandom), nil
+	case "v6.12":
+		return Default().Without(DelayLagFloor, PreemptFlushDelayed, NIRate, NIRandom, PickBuddy), nil
+	case "v6.6":
+		return Default().Without(DelayLagFloor, PreemptFlushDelayed, NIRate, NIRandom, PickBuddy,
+			PlaceRelDeadline, PreemptShort, DelayDequeue, DelayZero), nil
 	}
-	return Set{}, fmt.Errorf("features: unknown kernel preset %q (want v7.3, v7.1 or v7.0)", kernel)
+	return Set{}, fmt.Errorf("features: unknown kernel preset %q (want v7.3, v7.1, v7.0, v6.18, v6.12 or v6.6)", kernel)
+}
+
+// Exists reports whether the kernel version's features.h has f. The seed
+// toggles exist in every version: they are experiments, not SCHED_FEATs.
+// v7.0 has no PARANOID_AVG and no NI_RATE; v6.18 also has no NI_RANDOM;
+// v6.12 also has no PICK_BUDDY; v6.6 also has no PLACE_REL_DEADLINE,
+// PREEMPT_SHORT, DELAY_DEQUEUE or DELAY_ZERO.
+// An unknown version has none.
+func Exists(kernel string, f Feature) bool {
+	if f >= numFeatures {
+		return false
+	}
+	if f.Seed() {
+		return true
+	}
+	switch kernel {
+	case "v7.3", "v7.1":
+		return true
+	case "v7.0":
+		return f != ParanoidAvg && f != NIRate
+	case "v6.18":
+		return f != ParanoidAvg && f != NIRate && f != NIRandom
+	case "v6.12":
+		return f != ParanoidAvg && f != NIRate && f != NIRandom && f != PickBuddy
+	case "v6.6":
+		switch f {
+		case ParanoidAvg, NIRate, NIRandom, PickBuddy, PlaceRelDeadline, PreemptShort, DelayDequeue, DelayZero:
+			return false
+		}
+		return true
+	}
+	return false
 }
 
 // None returns the set with every feature off.

@@ -127,10 +127,10 @@ func TestPresets(t *testing.T) {
 		}
 	}
 	s, err := Preset("v7.0")
-	if err != nil || s.Diff(Default()) != "NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED" {
+	if err != nil || s.Diff(Default()) != "NO_NI_RATE NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED" {
 		t.Errorf("Preset(v7.0) = %q, %v", s.Diff(Default()), err)
 	}
-	if _, err := Preset("v6.6"); err == nil {
+	if _, err := Preset("v5.15"); err == nil {
 		t.Error("unknown preset accepted")
 	}
 }
@@ -152,5 +152,40 @@ func TestUnknownErrorListsValidNamesSorted(t *testing.T) {
 		if i := sort.SearchStrings(listed, f.String()); i == len(listed) || listed[i] != f.String() {
 			t.Errorf("%s missing from the list", f)
 		}
+	}
+}
+
+// The presets follow each version's features.h (KERNEL-SPEC-LTS Part II
+// §2.1): 29 SCHED_FEATs in v7.1, 27 in v7.0, 26 in v6.18.
+func TestPresetFeatureLists(t *testing.T) {
+	for _, c := range []struct {
+		kernel string
+		n      int
+		diff   string
+	}{
+		{"v7.1", 29, ""},
+		{"v7.0", 27, "NO_NI_RATE NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"},
+		{"v6.18", 26, "NO_NI_RANDOM NO_NI_RATE NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"},
+		{"v6.12", 25, "NO_PICK_BUDDY NO_NI_RANDOM NO_NI_RATE NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"},
+		{"v6.6", 21, "NO_PLACE_REL_DEADLINE NO_PREEMPT_SHORT NO_PICK_BUDDY NO_DELAY_DEQUEUE NO_DELAY_ZERO NO_NI_RANDOM NO_NI_RATE NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"},
+	} {
+		s, err := Preset(c.kernel)
+		if err != nil || s.Diff(Default()) != c.diff {
+			t.Errorf("Preset(%s) = %q, %v; want %q", c.kernel, s.Diff(Default()), err, c.diff)
+		}
+		n := 0
+		for _, f := range All() {
+			if !f.Seed() && Exists(c.kernel, f) {
+				n++
+			} else if !f.Seed() && s.Has(f) {
+				t.Errorf("Preset(%s) has %v, which that version lacks", c.kernel, f)
+			}
+		}
+		if n != c.n {
+			t.Errorf("%s has %d features, want %d", c.kernel, n, c.n)
+		}
+	}
+	if Exists("v5.15", PlaceLag) || !Exists("v6.18", DelayLagFloor) {
+		t.Error("Exists: unknown version or seed toggle misclassified")
 	}
 }

@@ -30,6 +30,10 @@ func (res *Result) AppendJSON(b []byte) []byte {
 	b = appendName(b, res.Task)
 	b = append(b, `,"V":`...)
 	b = strconv.AppendUint(b, res.V, 10)
+	if res.hasMinV {
+		b = append(b, `,"min_vruntime":`...)
+		b = strconv.AppendUint(b, res.MinVruntime, 10)
+	}
 	b = append(b, `,"curr":`...)
 	b = appendName(b, res.Curr)
 	b = append(b, `,"resched":`...)

@@ -115,6 +115,7 @@ func (p *parser) parseLine(line string) error {
 				return p.errAt(w.col, "%v", err)
 			}
 			p.sc.Features = s
+			p.sc.FeatureTokens = append(p.sc.FeatureTokens, w.s)
 			toks = append(toks, w.s)
 		}
 		if len(toks) == 0 {
@@ -127,6 +128,7 @@ func (p *parser) parseLine(line string) error {
 			return err
 		}
 		p.sc.BaseSlice = n
+		p.sc.baseSliceGiven = true
 		return nil
 	case "hz":
 		n, err := p.oneNumber(ws, 1, 100000)

@@ -14,6 +14,8 @@ type Options struct {
 	// Backend selects the timeline (default eevdf.BTree).
 	Backend eevdf.Backend
 	// Features, if set, replaces the scenario's features statements.
+	// Unset, an earlier Kernel runs with its own defaults and the
+	// statements applied to them (Scenario.FeaturesFor).
 	Features *features.Set
 	// Kernel selects an earlier kernel's fair.c (default eevdf.KernelV73,
 	// the modelled kernel).
@@ -41,8 +43,12 @@ type Result struct {
 	Groups []GroupResult
 	// With PELT (Options.PELT): the root queue.
 	Root RootState
+	// With eevdf.KernelV618 and earlier: cfs_rq->min_vruntime, the reference of that
+	// kernel's sums, printed as a top-level min_vruntime.
+	MinVruntime uint64
 
 	hasGroups, pelt, peltRaw bool
+	hasMinV                  bool
 
 	smp *SMPResult // a multi-CPU scenario's result, which Replay passes on
 }
@@ -115,10 +121,21 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 	feat := sc.Features
 	if opt.Features != nil {
 		feat = *opt.Features
+	} else if opt.Kernel != eevdf.KernelV73 {
+		// An earlier kernel starts from its own features.h defaults.
+		f, err := sc.FeaturesFor(opt.Kernel, "")
+		if err != nil {
+			return nil, &Error{File: sc.Name, Pos: Pos{1, 1}, Msg: err.Error()}
+		}
+		feat = f
+	}
+	baseSlice := sc.BaseSlice
+	if !sc.baseSliceGiven {
+		baseSlice = opt.Kernel.BaseSlice() // that kernel's own default
 	}
 	opts := []eevdf.Option{
 		eevdf.WithFeatures(feat),
-		eevdf.WithBaseSlice(sc.BaseSlice),
+		eevdf.WithBaseSlice(baseSlice),
 		eevdf.WithTickNsec(eevdf.TickNsecForHZ(sc.HZ)),
 		eevdf.WithTimeline(opt.Backend),
 		eevdf.WithKernel(opt.Kernel),
@@ -161,8 +178,10 @@ func NewReplayer(sc *Scenario, opt Options) (*Replayer, error) {
 		r.tgs = append(r.tgs, tg)
 	}
 	for i, t := range sc.Tasks {
-		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(sc.BaseSlice), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
+		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(rq.BaseSlice()), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
 		switch {
+		case t.Slice != 0 && opt.Kernel == eevdf.KernelV66:
+			return nil, &Error{File: sc.Name, Pos: t.Pos, Msg: fmt.Sprintf("task %s: slice=: v6.6 has no custom slices", t.Name)}
 		case t.Group < 0 || t.Group > len(r.tgs):
 			return nil, &Error{File: sc.Name, Pos: t.Pos, Msg: fmt.Sprintf("task %s: group reference %d is neither the root (0) nor a declared group (1..%d)", t.Name, t.Group, len(r.tgs))}
 		case t.Group > 0:
@@ -355,6 +374,9 @@ func (r *Replayer) fill(i int, op Op) {
 		res.Task = r.sc.Tasks[op.Task].Name
 	}
 	res.V = rq.V()
+	if res.hasMinV = rq.Kernel() >= eevdf.KernelV618; res.hasMinV {
+		res.MinVruntime = rq.ZeroVruntime()
+	}
 	res.Curr = ""
 	if c := rq.Curr(); c != nil {
 		res.Curr = c.Name()

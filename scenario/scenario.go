@@ -49,6 +49,12 @@ type Scenario struct {
 	Tasks     []Task       // in declaration order
 	Ops       []Op         // the operations, in file order (times never decrease)
 
+	// FeatureTokens are the features statements' tokens in file order,
+	// which FeaturesFor applies to an earlier kernel's defaults.
+	FeatureTokens []string
+
+	baseSliceGiven bool // a base_slice statement set BaseSlice
+
 	// Task groups (KERNEL-SPEC-GROUPS §7): declared groups in order, the
 	// share function, and num_online_cpus() as the share functions read
 	// it (0: not given, 1).

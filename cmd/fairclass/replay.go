@@ -38,10 +38,10 @@ Flags:
                         identical results)
   --features TOKENS     debugfs tokens applied after the scenario's own
                         features line, e.g. "NO_RUN_TO_PARITY PLACE_JOIN_LAG"
-  --kernel v7.3|v7.1|v7.0
+  --kernel v7.3|v7.1|v7.0|v6.18|v6.12|v6.6
                         the kernel whose fair.c to follow (default v7.3, the
-                        modelled mainline); v7.0 also wants
-                        --features "NO_DELAY_LAG_FLOOR NO_PREEMPT_FLUSH_DELAYED"
+                        modelled mainline), with that kernel's own feature
+                        defaults under the scenario's features line
   --pelt[=raw]          keep and print the PELT signals: each task's and group's
                         load_avg, runnable_avg, util_avg (groups also
                         se_load_avg, tg_load_avg, tg_runnable_avg) and a root
@@ -115,7 +115,7 @@ func replayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if *feat != "" {
-		s, err := sc.Features.Apply(*feat)
+		s, err := sc.FeaturesFor(k, *feat)
 		if err != nil {
 			fmt.Fprintf(stderr, "fairclass replay: --features: %s\n", reason(err, "features"))
 			return 2
