@@ -1,6 +1,10 @@
 package eevdf
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/schedmodel/fairclass/pelt"
+)
 
 // The hierarchical load (KERNEL-SPEC-GROUPS-SMP §7): how much of a CPU's
 // root load falls to one task, which load balancing moves and
@@ -95,4 +99,20 @@ func (rq *CfsRq) HLoad(g *TaskGroup) (hLoad, jiffy uint64, ok bool, err error) {
 		return q.hLoad, 0, false, nil
 	}
 	return q.hLoad, q.hLoadStamp - 1, true, nil
+}
+
+// Published returns what g's queue on this CPU last published into the
+// group's totals (tg_load_avg_contrib, tg_runnable_avg_contrib and the
+// rq_clock of the publication, last_update_tg_load_avg); zero for the
+// root group, which publishes nothing. An error for nil or a group of
+// another hierarchy.
+func (rq *CfsRq) Published(g *TaskGroup) (pelt.TGContrib, error) {
+	q := rq.groupQueue(g)
+	if q == nil {
+		if g == nil {
+			return pelt.TGContrib{}, fmt.Errorf("%w: nil group", ErrBadGroup)
+		}
+		return pelt.TGContrib{}, fmt.Errorf("%w: %s", ErrForeignGroup, g.Path())
+	}
+	return q.tg, nil
 }

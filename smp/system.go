@@ -391,6 +391,9 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 			s.doms[sd.ID()].nohzIdle = true
 		}
 	}
+	if err := s.checkHierarchy(); err != nil {
+		return nil, err
+	}
 	for i := range s.llcs {
 		if sh := t.SharedByID(i); sh != nil {
 			s.llcs[i] = llcState{hasIdleCores: shInit.HasIdleCores, nrIdleScan: shInit.NrIdleScan, nrBusyCPUs: shInit.NrBusyCPUs}
