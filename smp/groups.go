@@ -152,3 +152,28 @@ func (s *System) TaskHLoad(t *Task) uint64 {
 	}
 	return s.taskHLoad(t)
 }
+
+// checkGroups verifies that every group's totals are the sums of its
+// queues' published contributions, over all the CPUs.
+func (s *System) checkGroups() error {
+	h := s.Hierarchy()
+	if h == nil {
+		return nil
+	}
+	for _, g := range h.Groups() {
+		var load, runnable int64
+		for c := range s.cpus {
+			p, err := s.cpus[c].rq.Published(g)
+			if err != nil {
+				return fmt.Errorf("group %s on CPU %d: %w", g.Path(), c, err)
+			}
+			load += int64(p.LoadAvg)
+			runnable += int64(p.RunnableAvg)
+		}
+		if load != g.LoadAvg() || runnable != g.RunnableAvg() {
+			return fmt.Errorf("group %s: tg load_avg %d, runnable_avg %d; the CPUs published %d, %d",
+				g.Path(), g.LoadAvg(), g.RunnableAvg(), load, runnable)
+		}
+	}
+	return nil
+}

@@ -624,7 +624,10 @@ func (s *System) reschedScan() []int {
 // System's back, is reported); and that every task is where the System
 // believes it is — a queued or running task on its task_cpu's runqueue, a
 // sleeping one nowhere (or still queued there, delayed), a dead or new one
-// nowhere. Its cost is linear in the tasks.
+// nowhere. With task groups, each group's tg->load_avg and
+// tg->runnable_avg equal the sums of what its queues published on every
+// CPU, and each CPU's leaf list keeps the kernel's order rules (eevdf's
+// Check). Its cost is linear in the tasks and the groups × CPUs.
 func (s *System) Check() error {
 	for i := range s.cpus {
 		if err := s.cpus[i].rq.Check(); err != nil {
@@ -638,6 +641,9 @@ func (s *System) Check() error {
 		if err := s.checkTask(t); err != nil {
 			return err
 		}
+	}
+	if err := s.checkGroups(); err != nil {
+		return err
 	}
 	return s.checkConservation()
 }
