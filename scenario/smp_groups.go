@@ -307,9 +307,9 @@ func (r *SMPReplayer) applyGroupOp(op SMPOp) error {
 
 // SMPTaskHLoad is a task_h_load event of an h_load operation.
 type SMPTaskHLoad struct {
-	CPU   int
-	Task  string
-	Value uint64
+	CPU   int    // the h_load operation's CPU
+	Task  string // the task's name
+	Value uint64 // task_h_load
 }
 
 // hLoad is the h_load operation: task_h_load of every forked task on cpu,
@@ -326,21 +326,23 @@ func (r *SMPReplayer) hLoad(cpu int) {
 
 // SMPGroupState is one group in an SMPResult.
 type SMPGroupState struct {
-	Name, Parent string
-	Online       bool
-	Shares       uint64 // unscaled
-	Idle         bool
-	TgLoadAvg    int64
-	TgRunnable   int64
-	CPUs         []SMPGroupCPU
+	Name, Parent string        // the group's and its parent's names ("/" the root)
+	Online       bool          // brought online (not a mkdir group before its mkdir)
+	Shares       uint64        // tg->shares, unscaled (1024 for cpu.weight 100)
+	Idle         bool          // cpu.idle
+	TgLoadAvg    int64         // tg->load_avg: the CPUs' published loads
+	TgRunnable   int64         // tg->runnable_avg
+	CPUs         []SMPGroupCPU // the group on each CPU
 }
 
 // SMPGroupCPU is one group on one CPU in an SMPResult.
 type SMPGroupCPU struct {
 	eevdf.GroupState
-	TgLoadContrib, TgRunnableContrib, LastUpdateTg uint64
-	HLoad                                          uint64
-	OnList                                         bool
+	TgLoadContrib     uint64 // tg_load_avg_contrib: the load this CPU last published
+	TgRunnableContrib uint64 // tg_runnable_avg_contrib
+	LastUpdateTg      uint64 // last_update_tg_load_avg: when, in rq_clock ns
+	HLoad             uint64 // the queue's cached h_load
+	OnList            bool   // the queue is on the CPU's leaf list
 }
 
 // fillGroups records the groups' state and each CPU's leaf list.
