@@ -359,3 +359,58 @@ func TestLeafListEmptyWalkAndRootRelisting(t *testing.T) {
 		t.Error("the next enqueue did not list the root queue again")
 	}
 }
+
+// §10.2: a weight write walks the CPUs in ascending order, so each CPU's
+// new share of an ancestor reads what the CPUs before it republished in
+// the same write. C ⊂ P, one running task of C on each CPU; 10 ms after
+// both CPUs' ticks, cpu.weight of C republishes P's queue on each CPU.
+// CPU 1, last, computes P's share from the final totals; CPU 0 computed
+// its share before CPU 1 republished, from different totals.
+func TestWeightWriteWalksCPUsInAscendingOrder(t *testing.T) {
+	h := NewHierarchy(WithOnlineCPUs(2))
+	rq0, err := NewCfsRq(WithHierarchy(h))
+	must(t, err)
+	rq1, err := NewCfsRq(WithHierarchy(h))
+	must(t, err)
+	rqs := []*CfsRq{rq0, rq1}
+	for _, rq := range rqs {
+		must(t, rq.SetClock(t0))
+	}
+	p, err := h.NewGroup("P", nil)
+	must(t, err)
+	c, err := h.NewGroup("C", p)
+	must(t, err)
+	for i, rq := range rqs {
+		must(t, rq.Enqueue(mustEntity(t, "c"+string(rune('0'+i)), WithGroup(c)), EnqueueInitial))
+		rq.PickNext()
+	}
+	for _, rq := range rqs {
+		must(t, rq.SetClock(t2))
+		rq.Tick()
+	}
+	for _, rq := range rqs {
+		must(t, rq.SetClock(t2+10_000_000))
+	}
+	before := p.LoadAvg()
+	beforeR := p.RunnableAvg()
+	stamps := [2]uint64{p.cpu[0].q.tg.LastUpdate, p.cpu[1].q.tg.LastUpdate}
+	must(t, c.SetCPUWeight(50))
+	for i := range rqs {
+		if p.cpu[i].q.tg.LastUpdate == stamps[i] {
+			t.Fatalf("P's queue on CPU %d did not republish in the write (totals %d/%d)", i, before, beforeR)
+		}
+	}
+	// concur: k = min(max(1, R>>10), 2); load = max(weight, load_avg);
+	// tg_weight = L − own contribution + load; ⌊k·S·load/tg_weight⌋.
+	share := func(cpu int) uint64 {
+		g := p.cpu[cpu]
+		k := min(max(1, p.RunnableAvg()>>10), 2)
+		load := int64(max(g.q.loadWeight>>10, g.q.avg.LoadAvg))
+		tgw := p.LoadAvg() - int64(g.q.tg.LoadAvg) + load
+		return uint64(min(max(k*int64(p.shares)*load/tgw, 2), k*int64(p.shares)))
+	}
+	checkEq(t, "P's weight on CPU 1 (from the final totals)", p.cpu[1].weight, share(1))
+	if p.cpu[0].weight == share(0) {
+		t.Errorf("P's weight on CPU 0 (%d) equals a share of the final totals: CPU 1 republished after it", p.cpu[0].weight)
+	}
+}
