@@ -151,17 +151,14 @@ func (rq *CfsRq) cfsRqIsDecayed(q *cfsQueue) bool {
 }
 
 // LeafList returns the CPU's leaf list, head first, as the groups whose
-// queues are on it (the root group for the root queue): the order
+// queues are on it (the root group for the root queue; nil for the root
+// queue of a runqueue without a hierarchy): the order
 // UpdateBlockedAverages walks. It allocates; it is meant for tests and
 // reports.
 func (rq *CfsRq) LeafList() []*TaskGroup {
 	var out []*TaskGroup
 	for q := rq.leaf.head; q != nil; q = q.leafNext {
-		if g := rq.queueGroup(q); g != nil {
-			out = append(out, g)
-		} else {
-			out = append(out, nil)
-		}
+		out = append(out, rq.queueGroup(q))
 	}
 	return out
 }
