@@ -414,3 +414,20 @@ func TestWeightWriteWalksCPUsInAscendingOrder(t *testing.T) {
 		t.Errorf("P's weight on CPU 0 (%d) equals a share of the final totals: CPU 1 republished after it", p.cpu[0].weight)
 	}
 }
+
+// task_h_load and the blocked-load walk run on the balancer's hot path:
+// neither allocates.
+func TestHLoadAndBlockedWalkDoNotAllocate(t *testing.T) {
+	s := newS11(t, ModeConcur)
+	j := j2
+	if n := testing.AllocsPerRun(100, func() {
+		j++
+		s.rq0.TaskHLoad(s.a1, j)
+		s.rq0.TaskHLoad(s.a2, j)
+	}); n != 0 {
+		t.Errorf("TaskHLoad: %v allocations", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { s.rq1.UpdateBlockedAverages() }); n != 0 {
+		t.Errorf("UpdateBlockedAverages: %v allocations", n)
+	}
+}
