@@ -271,7 +271,7 @@ func (rq *CfsRq) checkGroups() error {
 			return err
 		}
 	}
-	return nil
+	return rq.checkLeafList()
 }
 
 // checkWeight checks that a non-empty group's entity weighs what its share

@@ -80,6 +80,12 @@
 // task, group and queue, updated at the kernel's points; Avg returns them.
 // A runqueue without either behaves, and costs, as a flat runqueue.
 //
+// For the layer across CPUs (KERNEL-SPEC-GROUPS-SMP) a runqueue with PELT
+// also keeps its CPU's leaf list, the queues whose blocked load
+// UpdateBlockedAverages walks in the kernel's order (LeafList), and each
+// queue's h_load cache, which TaskHLoad reads: a task's share of its CPU's
+// root load through its group's queue, refreshed once per jiffy.
+//
 // # Checking
 //
 // Check verifies every invariant between operations (timeline order and

@@ -33,6 +33,14 @@ type cfsQueue struct {
 	removed pelt.Removed
 	prop    pelt.Propagation // propagate, prop_runnable_sum
 	tg      pelt.TGContrib   // what a group queue last published to its group
+
+	// The leaf list (leaf.go) and the h_load cache (hload.go).
+	grp                *groupRq  // the group this queue belongs to, nil for the root queue
+	onList             bool      // on_list: on the CPU's leaf list
+	leafPrev, leafNext *cfsQueue // neighbours on the leaf list
+	hLoad              uint64    // h_load: this queue's part of the CPU's root load
+	hLoadStamp         uint64    // last_h_load_update as jiffy+1; 0: never refreshed
+	hLoadNext          *groupRq  // h_load_next: the refresh's way down
 }
 
 // groupRq is one task group on one CPU: its entity (tg->se[cpu]) on the
@@ -134,6 +142,7 @@ func (rq *CfsRq) attachHierarchy() {
 // load_sum of 1 and a pending propagation, as the kernel's attach does).
 func (rq *CfsRq) onlineGroup(g *TaskGroup) {
 	gr := &groupRq{tg: g, rq: rq, weight: Nice0Load, sharesMode: rq.h.mode}
+	gr.q.grp = gr
 	if g.parent != nil && g.parent.parent != nil {
 		gr.parent = g.parent.cpu[rq.cpu]
 	}
@@ -163,6 +172,9 @@ func (rq *CfsRq) enqueueHierarchy(se *SchedEntity, flags EnqueueFlags) uint64 {
 	rq.updateLoadAvgTask(se, on, updateTG|doAttach)
 	q.loadWeight += se.load.weight
 	q.nrQueued++
+	if q.nrQueued == 1 {
+		rq.listAddLeaf(q)
+	}
 	if flags&EnqueueMigrated != 0 {
 		se.execStart = 0
 	}
@@ -207,6 +219,9 @@ func (rq *CfsRq) enqueueGroupEntity(g *groupRq) {
 	pq.loadWeight += g.weight
 	pq.nrQueued++
 	g.onRq = true
+	if pq.nrQueued == 1 {
+		rq.listAddLeaf(pq)
+	}
 }
 
 // dequeueHierarchy is dequeue_hierarchy: uncount se on every level; a group

@@ -231,36 +231,38 @@ func (rq *CfsRq) NrIdle() int {
 // UpdateBlockedAverages is the fair part of
 // __sched_balance_update_blocked_averages (__update_blocked_fair), which
 // load balancing runs on a CPU to decay the load its sleeping tasks left
-// behind: every queue of the CPU is brought to the clock (pending removed
-// load applied) — with groups, the group queues first, children before
-// parents, each group entity updated when it still carries load or has a
-// change to pass up — and it reports whether any queue still has a load or
-// utilization average to decay (cfs_rq_has_blocked). The group order is
-// the groups' creation order reversed, which puts every child before its
-// parent as the kernel's leaf list does.
+// behind. It walks the CPU's leaf list head to tail (children before
+// parents, the root queue last; see LeafList): each queue is brought to
+// the clock (pending removed load applied) and, if that changed it,
+// publishes its group contribution; its group entity is updated when it
+// still carries load or has a change to pass up; a queue left empty and
+// fully decayed leaves the list. It reports whether any walked queue still
+// has a load or utilization average to decay (cfs_rq_has_blocked). A CPU
+// with nothing listed changes nothing and reports false.
 func (rq *CfsRq) UpdateBlockedAverages() bool {
 	if rq == nil || !rq.pelt {
 		return false
 	}
 	blocked := false
-	if rq.h != nil {
-		for i := len(rq.h.groups) - 1; i >= 0; i-- {
-			g := rq.h.groups[i].cpu[rq.cpu]
-			if rq.updateCfsRqLoadAvg(rq.clock, &g.q) {
-				rq.updateTgLoadAvg(g)
-			}
-			// skip_blocked_update: nothing left on the entity, nothing
-			// to propagate.
-			if g.avg.LoadAvg != 0 || g.avg.UtilAvg != 0 || g.q.prop.Pending {
-				rq.updateLoadAvgGroup(g, updateTG)
-			}
-			if g.q.avg.LoadAvg != 0 || g.q.avg.UtilAvg != 0 {
-				blocked = true
-			}
+	for q := rq.leaf.head; q != nil; {
+		next := q.leafNext // the walk survives q's removal
+		if rq.updateCfsRqLoadAvg(rq.clock, q) {
+			rq.updateTgLoadAvg(q.grp)
 		}
+		// skip_blocked_update: nothing left on the entity, nothing to
+		// propagate.
+		if g := q.grp; g != nil && (g.avg.LoadAvg != 0 || g.avg.UtilAvg != 0 || g.q.prop.Pending) {
+			rq.updateLoadAvgGroup(g, updateTG)
+		}
+		if rq.cfsRqIsDecayed(q) {
+			rq.listDelLeaf(q)
+		}
+		if q.avg.LoadAvg != 0 || q.avg.UtilAvg != 0 {
+			blocked = true
+		}
+		q = next
 	}
-	rq.updateCfsRqLoadAvg(rq.clock, &rq.cfsQueue)
-	return blocked || rq.cfsQueue.avg.LoadAvg != 0 || rq.cfsQueue.avg.UtilAvg != 0
+	return blocked
 }
 
 // TasksFromTail returns the queued tasks in reverse cfs_tasks order, the

@@ -126,12 +126,16 @@ func (rq *CfsRq) updateTgLoadAvg(on *groupRq) {
 	}
 }
 
-// propagateEntityCfsRq is propagate_entity_cfs_rq from group entity g up:
-// every ancestor entity is updated (UPDATE_TG), carrying a change of the
-// queue below it to the root.
+// propagateEntityCfsRq is propagate_entity_cfs_rq for an entity on the
+// queue of group g (nil: the root queue): that queue goes on the leaf list,
+// then from g up every ancestor entity is updated (UPDATE_TG), carrying a
+// change of the queue below it to the root, and the queue it is on is
+// listed too.
 func (rq *CfsRq) propagateEntityCfsRq(g *groupRq) {
+	rq.listAddLeaf(rq.queueOf(g))
 	for ; g != nil; g = g.parent {
 		rq.updateLoadAvgGroup(g, updateTG)
+		rq.listAddLeaf(g.queue())
 	}
 }
 

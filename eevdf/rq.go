@@ -61,6 +61,7 @@ type CfsRq struct {
 	h    *Hierarchy // the cgroup tree, nil for a flat runqueue
 	cpu  int        // this runqueue's CPU number in h
 	pelt bool       // keep PELT signals
+	leaf leafList   // rq->leaf_cfs_rq_list and tmp_alone_branch (PELT only)
 
 	needResched bool
 	seq         uint64 // insertion counter for the timeline's tie order

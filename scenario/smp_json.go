@@ -85,7 +85,18 @@ func (res *SMPResult) AppendJSON(b []byte) []byte {
 			b = appendKV(b, "newidle_ratio", d.NewidleRatio)
 			b = append(b, '}')
 		}
-		b = append(b, "]}"...)
+		b = append(b, ']')
+		if res.HasGroups {
+			b = append(b, `,"leaf":[`...)
+			for k, n := range c.Leaf {
+				if k > 0 {
+					b = append(b, ',')
+				}
+				b = strconv.AppendQuote(b, n)
+			}
+			b = append(b, ']')
+		}
+		b = append(b, '}')
 	}
 	b = append(b, `],"llcs":[`...)
 	for i, l := range res.LLCs {
@@ -126,6 +137,11 @@ func (res *SMPResult) AppendJSON(b []byte) []byte {
 		b = appendKV(b, "weight", t.Weight)
 		b = appendKV(b, "slice", t.Slice)
 		b = appendKV(b, "sum_exec", t.SumExec)
+		if res.HasGroups {
+			b = append(b, `,"group":`...)
+			b = strconv.AppendQuote(b, t.Group)
+			b = appendKV(b, "h_weight", t.HWeight)
+		}
 		b = appendKV(b, "load_avg", t.Avg.LoadAvg)
 		b = appendKV(b, "runnable_avg", t.Avg.RunnableAvg)
 		b = appendKV(b, "util_avg", t.Avg.UtilAvg)
@@ -136,13 +152,18 @@ func (res *SMPResult) AppendJSON(b []byte) []byte {
 		b = appendKV(b, "nr_migrations", t.NrMigrations)
 		b = append(b, '}')
 	}
-	b = append(b, `],"events":[`...)
+	b = append(b, ']')
+	if res.HasGroups {
+		b = appendGroupsJSON(b, res.Groups)
+	}
+	b = append(b, `,"events":[`...)
 	for i := range res.Events {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = appendEvent(b, &res.Events[i])
 	}
+	b = appendHLoadEvents(b, res.HLoads, len(res.Events) > 0)
 	return append(b, "]}"...)
 }
 

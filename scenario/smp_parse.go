@@ -37,6 +37,11 @@ type SMPScenario struct {
 	Jiffies0    uint64          // jiffies at time 0 (default 0)
 	Tasks       []SMPTask       // in declaration order
 	Ops         []SMPOp
+
+	// Task groups (SMP-SCENARIOS §10): set by group and cgroup_mode lines.
+	HasGroups  bool
+	Groups     []SMPGroup       // in declaration order
+	CgroupMode eevdf.CgroupMode // default concur
 }
 
 // MaxSMPTasks bounds the tasks a multi-CPU scenario declares.
@@ -54,6 +59,7 @@ type SMPTask struct {
 	Slice  uint64 // custom slice, ns; 0: the base slice
 	Policy eevdf.Policy
 	CPUs   []int // the affinity mask, ascending; nil: every CPU
+	Group  int   // group=: 0 the root, otherwise 1 + an index into SMPScenario.Groups
 	Pos    Pos
 }
 
@@ -69,10 +75,19 @@ const (
 	SMPTick                      // tick [CPU]
 	SMPBalance                   // balance CPU
 	SMPYield                     // yield CPU
+	// The group operations (SMP-SCENARIOS §10).
+	SMPMkdir         // mkdir GROUP
+	SMPCgroup        // cgroup TASK GROUP
+	SMPCPUWeight     // cpu.weight GROUP W
+	SMPCPUWeightNice // cpu.weight.nice GROUP N
+	SMPCPUIdle       // cpu.idle GROUP 0|1
+	SMPCgroupMode    // cgroup_mode MODE
+	SMPHLoad         // h_load CPU
 	numSMPOps
 )
 
-var smpOpNames = [numSMPOps]string{"new", "wakeup", "sleep", "schedule", "tick", "balance", "yield"}
+var smpOpNames = [numSMPOps]string{"new", "wakeup", "sleep", "schedule", "tick", "balance", "yield",
+	"mkdir", "cgroup", "cpu.weight", "cpu.weight.nice", "cpu.idle", "cgroup_mode", "h_load"}
 
 func (k SMPOpKind) String() string {
 	if k < numSMPOps {
@@ -92,7 +107,14 @@ type SMPOp struct {
 	// of every CPU).
 	CPU  int
 	Sync bool // wakeup … sync
-	Pos  Pos
+	// Group is the group of mkdir, cgroup, cpu.weight, cpu.weight.nice and
+	// cpu.idle: 0 the root (cgroup only), otherwise 1 + an index into
+	// SMPScenario.Groups.
+	Group int
+	// Arg is the value of cpu.weight, cpu.weight.nice, cpu.idle (0 or 1)
+	// and cgroup_mode (an eevdf.CgroupMode).
+	Arg int64
+	Pos Pos
 }
 
 // ParseSMP reads a multi-CPU scenario. name is used in error messages;
@@ -105,7 +127,8 @@ func ParseSMP(r io.Reader, name string) (*SMPScenario, error) {
 		HZ:          1000,
 		BaseSlice:   topology.NormalizedBaseSlice,
 		NewidleCost: smp.DefaultNewidleCost,
-	}, index: map[string]int{}, seen: map[string]bool{}}
+		CgroupMode:  eevdf.ModeConcur,
+	}, index: map[string]int{}, seen: map[string]bool{}, groups: map[string]int{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxLine)
 	for sc.Scan() {
@@ -138,6 +161,8 @@ type smpParser struct {
 	ncpus   int
 	forked  []bool
 	taskPos []Pos // the cpus= attribute of each task, checked against the machine
+	groups  map[string]int
+	online  []bool // each group is online (not mkdir, or its mkdir parsed)
 }
 
 func (p *smpParser) errAt(col int, format string, args ...any) error {
@@ -159,7 +184,7 @@ func (p *smpParser) parseLine(line string) error {
 		return p.errAt(ws[0].col, "%q after the first operation: header statements come first", ws[0].s)
 	}
 	key := ws[0].s
-	if key != "features" && key != "task" {
+	if key != "features" && key != "task" && key != "group" {
 		if p.seen[key] {
 			return p.errAt(ws[0].col, "%s given twice", key)
 		}
@@ -236,8 +261,20 @@ func (p *smpParser) parseLine(line string) error {
 		}
 	case "task":
 		return p.parseTask(ws)
-	case "group", "cgroup_mode", "online_cpus":
-		return p.errAt(ws[0].col, "%s: task groups are not supported in multi-CPU scenarios yet", key)
+	case "group":
+		return p.parseSMPGroup(ws)
+	case "cgroup_mode":
+		if len(ws) != 2 {
+			return p.errAt(ws[0].col, "cgroup_mode takes one of up, smp, concur, max, tasks")
+		}
+		m, err := eevdf.ParseCgroupMode(ws[1].s)
+		if err != nil {
+			return p.errAt(ws[1].col, "%v", err)
+		}
+		p.sc.CgroupMode = m
+		p.sc.HasGroups = true
+	case "online_cpus":
+		return p.errAt(ws[0].col, "online_cpus: a multi-CPU scenario's online CPUs are its machine's")
 	default:
 		return p.errAt(ws[0].col, "unknown statement %q (want machine, features, hz, base_slice, seed, newidle_cost, jiffies0, nohz, task, or a time and an operation)", key)
 	}
@@ -283,7 +320,7 @@ func (p *smpParser) parseTask(ws []word) error {
 	for _, w := range ws[2:] {
 		key, val, ok := strings.Cut(w.s, "=")
 		if !ok {
-			return p.errAt(w.col, "task attribute %q: want nice=N, weight=W, slice=NS, policy=P or cpus=LIST", w.s)
+			return p.errAt(w.col, "task attribute %q: want nice=N, weight=W, slice=NS, policy=P, cpus=LIST or group=G", w.s)
 		}
 		if seen[key] {
 			return p.errAt(w.col, "task attribute %s given twice", key)
@@ -326,8 +363,15 @@ func (p *smpParser) parseTask(ws []word) error {
 				return p.errAt(vcol, "cpus=%s: %v", val, err)
 			}
 			t.CPUs, cpusPos = cpus, Pos{p.line, vcol}
+		case "group":
+			g, err := p.groupRef(word{val, vcol}, true)
+			if err != nil {
+				return err
+			}
+			t.Group = g
+			p.sc.HasGroups = true
 		default:
-			return p.errAt(w.col, "unknown task attribute %q: want nice, weight, slice, policy or cpus", key)
+			return p.errAt(w.col, "unknown task attribute %q: want nice, weight, slice, policy, cpus or group", key)
 		}
 	}
 	p.index[name] = len(p.sc.Tasks)
@@ -461,6 +505,10 @@ func (p *smpParser) parseOp(ws []word) error {
 			}
 		} else if !p.forked[i] {
 			return p.errAt(args[0].col, "wakeup %s: the task was never forked (use new)", args[0].s)
+		}
+	case SMPMkdir, SMPCgroup, SMPCPUWeight, SMPCPUWeightNice, SMPCPUIdle, SMPCgroupMode:
+		if err := p.parseGroupOp(&op, args, end); err != nil {
+			return err
 		}
 	case SMPTick:
 		switch len(args) {

@@ -38,6 +38,12 @@ type SMPResult struct {
 	LLCs       []SMPLLCState
 	Tasks      []SMPTaskState
 	Events     []smp.Event // what balancing did during the op, in order
+
+	// With groups (SMP-SCENARIOS §10): the groups in declaration order,
+	// and the task_h_load events of an h_load operation (after Events).
+	HasGroups bool
+	Groups    []SMPGroupState
+	HLoads    []SMPTaskHLoad
 }
 
 // SMPCPUState is one CPU in an SMPResult.
@@ -57,6 +63,7 @@ type SMPCPUState struct {
 	NextBalance uint64 // jiffies
 	CfsTasks    []string
 	Domains     []SMPDomainState // bottom-up
+	Leaf        []string         // with groups: the leaf list, head first, as group names ("/" the root queue)
 }
 
 // SMPDomainState is one of a CPU's domains in an SMPResult.
@@ -87,6 +94,8 @@ type SMPTaskState struct {
 	Weight   uint64
 	Slice    uint64
 	SumExec  uint64
+	Group    string // with groups: the task's group ("/" the root)
+	HWeight  uint64 // with groups: the effective weight (h_load.weight)
 	Avg      pelt.Avg
 	// The waker statistic, recent_used_cpu and se.nr_migrations.
 	WakeeFlips    uint32
@@ -106,6 +115,7 @@ type SMPReplayer struct {
 	// lastCurr is the task that ran on the CPU of a sleep or yield when
 	// the op began: the op's task.
 	lastCurr string
+	grp      smpGroups
 }
 
 // NewSMPReplayer builds the machine and the System of sc (every CPU idle,
@@ -121,6 +131,12 @@ func NewSMPReplayer(sc *SMPScenario, opt SMPOptions) (*SMPReplayer, error) {
 	if opt.Features != nil {
 		feat = *opt.Features
 	}
+	rqOpts := []eevdf.Option{eevdf.WithTimeline(opt.Backend)}
+	var h *eevdf.Hierarchy
+	if sc.HasGroups {
+		h = eevdf.NewHierarchy(eevdf.WithCgroupMode(sc.CgroupMode), eevdf.WithOnlineCPUs(top.NumCPUs()))
+		rqOpts = append(rqOpts, eevdf.WithHierarchy(h))
+	}
 	sys, err := smp.New(top,
 		smp.WithFeatures(feat),
 		smp.WithSeed(sc.Seed),
@@ -130,15 +146,32 @@ func NewSMPReplayer(sc *SMPScenario, opt SMPOptions) (*SMPReplayer, error) {
 		smp.WithJiffies0(sc.Jiffies0),
 		smp.WithBaseSlice(sc.BaseSlice),
 		smp.WithEvents(true),
-		smp.WithRunqueueOptions(eevdf.WithTimeline(opt.Backend)),
+		smp.WithRunqueueOptions(rqOpts...),
 	)
 	if err != nil {
 		return nil, errAt(Pos{1, 1}, err)
 	}
 	r := &SMPReplayer{sc: sc, sys: sys, ses: make([]*eevdf.SchedEntity, len(sc.Tasks)), tasks: make([]*smp.Task, len(sc.Tasks))}
+	if h != nil {
+		r.grp = smpGroups{h: h, tgs: make([]*eevdf.TaskGroup, len(sc.Groups)), taskOf: make([]int, len(sc.Tasks))}
+		for i, t := range sc.Tasks {
+			r.grp.taskOf[i] = t.Group
+		}
+		for i := range sc.Groups {
+			if !sc.Groups[i].Mkdir {
+				if err := r.onlineGroup(i); err != nil {
+					return nil, errAt(sc.Groups[i].Pos, err)
+				}
+			}
+		}
+		r.res.HasGroups = true
+	}
 	base := sys.RQ(0).BaseSlice()
 	for i, t := range sc.Tasks {
 		opts := []eevdf.EntityOption{eevdf.WithDefaultSlice(base), eevdf.WithPolicy(t.Policy), eevdf.WithSlice(t.Slice)}
+		if t.Group > 0 && r.grp.tgs[t.Group-1] != nil {
+			opts = append(opts, eevdf.WithGroup(r.grp.tgs[t.Group-1]))
+		}
 		if t.Weight != 0 {
 			opts = append(opts, eevdf.WithWeight(t.Weight))
 		} else {
@@ -207,6 +240,7 @@ func (r *SMPReplayer) apply(op SMPOp) (prev, chosen int, err error) {
 		return prev, chosen, err
 	}
 	sys.ClearEvents()
+	r.res.HLoads = r.res.HLoads[:0]
 	var t *smp.Task
 	if op.Kind == SMPNew || op.Kind == SMPWakeup {
 		if op.Task < 0 || op.Task >= len(r.tasks) {
@@ -218,6 +252,11 @@ func (r *SMPReplayer) apply(op SMPOp) (prev, chosen int, err error) {
 	case SMPNew:
 		if t != nil {
 			return prev, chosen, fmt.Errorf("new %s: the task was forked already", r.ses[op.Task].Name())
+		}
+		if r.grp.h != nil {
+			if g := r.grp.taskOf[op.Task]; g > 0 && r.grp.tgs[g-1] == nil {
+				return prev, chosen, fmt.Errorf("new %s: its group %s is not online yet", r.ses[op.Task].Name(), r.sc.Groups[g-1].Name)
+			}
 		}
 		var opts []smp.TaskOption
 		if cpus := r.sc.Tasks[op.Task].CPUs; cpus != nil {
@@ -272,6 +311,15 @@ func (r *SMPReplayer) apply(op SMPOp) (prev, chosen int, err error) {
 		if _, err := sys.Yield(op.CPU); err != nil {
 			return prev, chosen, err
 		}
+	case SMPMkdir, SMPCgroup, SMPCPUWeight, SMPCPUWeightNice, SMPCPUIdle, SMPCgroupMode:
+		if op.Kind == SMPCgroup && (op.Task < 0 || op.Task >= len(r.tasks)) {
+			return prev, chosen, fmt.Errorf("cgroup: task reference %d outside the %d declared tasks", op.Task, len(r.tasks))
+		}
+		if err := r.applyGroupOp(op); err != nil {
+			return prev, chosen, err
+		}
+	case SMPHLoad:
+		r.hLoad(op.CPU)
 	default:
 		return prev, chosen, fmt.Errorf("unknown operation %d", op.Kind)
 	}
@@ -295,6 +343,12 @@ func (r *SMPReplayer) fill(i int, op SMPOp, prev, chosen int) {
 		}
 	case SMPSleep, SMPYield:
 		res.Task = r.lastCurr // the blocking or yielding task
+	case SMPCgroup:
+		res.Task = r.ses[op.Task].Name()
+		res.CPU = 0
+		if t := r.tasks[op.Task]; t != nil {
+			res.CPU = t.CPU()
+		}
 	}
 	res.PrevCPU, res.ChosenCPU = prev, chosen
 	res.HasPick = op.Kind == SMPSleep || op.Kind == SMPSchedule || op.Kind == SMPYield
@@ -364,6 +418,13 @@ func (r *SMPReplayer) fill(i int, op SMPOp, prev, chosen int) {
 			SumExec:  se.SumExecRuntime(),
 			Avg:      se.Avg(),
 		}
+		if r.grp.h != nil {
+			ts.Group = RootGroup
+			if g := r.grp.taskOf[k]; g > 0 {
+				ts.Group = r.sc.Groups[g-1].Name
+			}
+			ts.HWeight = se.HWeight()
+		}
 		if t != nil {
 			ts.Running = sys.Curr(cpu) == t
 			ts.WakeeFlips = t.WakeeFlips()
@@ -373,6 +434,9 @@ func (r *SMPReplayer) fill(i int, op SMPOp, prev, chosen int) {
 		res.Tasks[k] = ts
 	}
 	res.Events = append(res.Events[:0], sys.Events()...)
+	if r.grp.h != nil {
+		r.fillGroups()
+	}
 }
 
 // ReplaySMP replays every operation of sc, calling emit with each result.

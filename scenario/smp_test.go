@@ -178,7 +178,20 @@ func TestParseSMPErrors(t *testing.T) {
 		{"sleep without cpu", head + "5 sleep\n", "f:4:8: sleep takes one CPU"},
 		{"tick of two cpus", head + "5 tick 0 1\n", "f:4:10: tick takes at most a CPU"},
 		{"header after ops", head + "5 new A\nseed 3\n", "f:5:1: \"seed\" after the first operation"},
-		{"groups", "machine 1 1 2 1\ngroup G\n", "f:2:1: group: task groups are not supported"},
+		{"online_cpus", "machine 1 1 2 1\nonline_cpus 2\n", "f:2:1: online_cpus: a multi-CPU scenario's online CPUs are its machine's"},
+		{"group twice", "machine 1 1 2 1\ngroup G\ngroup G\n", "f:3:7: group G declared twice"},
+		{"group parent undeclared", "machine 1 1 2 1\ngroup G parent=P\n", "f:2:16: group G: parent \"P\""},
+		{"group idle with weight", "machine 1 1 2 1\ngroup G weight=5 idle\n", "f:2:7: group G: idle with weight="},
+		{"group of a task undeclared", "machine 1 1 2 1\ntask A group=G\n", "f:2:14: undeclared group \"G\""},
+		{"bad cgroup_mode", "machine 1 1 2 1\ncgroup_mode fair\n", "f:2:13: bad option"},
+		{"cgroup before mkdir", "machine 1 1 2 1\ngroup G mkdir\ntask A\n5 cgroup A G\n", "f:4:12: group G is not online yet"},
+		{"mkdir twice", "machine 1 1 2 1\ngroup G mkdir\n5 mkdir G\n6 mkdir G\n", "f:4:9: mkdir G: only a group declared with mkdir, once"},
+		{"mkdir of an online group", "machine 1 1 2 1\ngroup G\n5 mkdir G\n", "f:3:9: mkdir G: only a group declared with mkdir"},
+		{"cpu.weight of the root", "machine 1 1 2 1\ngroup G\n5 cpu.weight / 5\n", "f:3:14: the root group / has fixed shares"},
+		{"cpu.weight out of range", "machine 1 1 2 1\ngroup G\n5 cpu.weight G 0\n", "f:3:16: cpu.weight \"0\" outside 1..10000"},
+		{"cpu.idle not a bit", "machine 1 1 2 1\ngroup G\n5 cpu.idle G 2\n", "f:3:14: cpu.idle \"2\": want 0 or 1"},
+		{"cgroup without group", "machine 1 1 2 1\ngroup G\ntask A\n5 cgroup A\n", "f:4:9: cgroup takes a task and a group"},
+		{"h_load without cpu", "machine 1 1 2 1\ngroup G\n5 h_load\n", "f:3:9: h_load takes one CPU"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseSMP(strings.NewReader(tc.in), "f")

@@ -53,7 +53,8 @@
 // load.go (the PELT-derived loads), idle.go (what makes a CPU idle,
 // has_idle_cores, avg_idle), core.go (the core.c entry points), newidle.go,
 // periodic.go, balance.go (sched_balance_rq and its statistics), active.go
-// (the CPU stopper's push), nohz.go, rng.go (sched_rng), conserve.go (the
+// (the CPU stopper's push), nohz.go, groups.go (task groups on a System),
+// rng.go (sched_rng), conserve.go (the
 // work-conservation accounting, Conservation, which observes and decides
 // nothing).
 //
@@ -64,11 +65,22 @@
 // branches those features select are taken as the spec says. The
 // remote-wakeup queue, IPIs and the CPU stopper act at once (§7.3), and
 // update_group_capacity, which never changes a value on this machine, is
-// not run. With task groups (WithRunqueueOptions(eevdf.WithHierarchy(h)))
-// the EEVDF side is exact; the loads placement and balancing read use the
-// root queue's formula for every task (task_h_load of a root-group task),
-// and the blocked-load update walks the group queues children first in
-// creation order.
+// not run.
+//
+// Task groups (WithRunqueueOptions(eevdf.WithHierarchy(h)), h counting the
+// machine's CPUs; KERNEL-SPEC-GROUPS-SMP) are modelled across CPUs within
+// that scope: every group has a queue and an entity on every CPU; each
+// CPU's group queues publish into the group's load totals at most once
+// per ms and only past the 1/64 threshold, in the serial order of the
+// ticks; task_h_load, which detach_tasks' migrate_load, wake_affine_weight
+// and cpu_load_without read, goes through the task's group queue on its
+// CPU with the per-queue h_load cache refreshed top-down once per jiffy;
+// the blocked-load update walks each CPU's leaf list in the kernel's
+// insertion order; and the group writes (NewGroup, SetCPUWeight,
+// SetCPUWeightNice, SetGroupIdle, MoveToGroup, in groups.go) bring the
+// CPUs' clocks to now and walk them in ascending order. Tasks below idle
+// groups make a CPU sched-idle. Not modelled: bandwidth control, cpusets,
+// autogroup, group removal.
 //
 // A PELT last_update_time of 0 means "never attached", so a task forked at
 // clock 0 is not aged as the kernel, whose clocks are far from 0 by then,

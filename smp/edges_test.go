@@ -359,6 +359,35 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 			wantErr(t, "Yield(idle)", err, ErrIdle, "CPU 3")
 		},
 		"System.RunStoppers": func(t *testing.T) { s.RunStoppers() },
+		"System.Hierarchy": func(t *testing.T) {
+			if s.Hierarchy() != nil {
+				t.Error("a System without groups has a hierarchy")
+			}
+		},
+		"System.NewGroup": func(t *testing.T) {
+			_, err := s.NewGroup("G", nil)
+			wantErr(t, "NewGroup without groups", err, eevdf.ErrForeignGroup, "no task groups")
+		},
+		"System.SetCPUWeight": func(t *testing.T) {
+			wantErr(t, "SetCPUWeight without groups", s.SetCPUWeight(nil, 100), eevdf.ErrForeignGroup, "no task groups")
+		},
+		"System.SetCPUWeightNice": func(t *testing.T) {
+			wantErr(t, "SetCPUWeightNice without groups", s.SetCPUWeightNice(nil, 0), eevdf.ErrForeignGroup, "no task groups")
+		},
+		"System.SetGroupIdle": func(t *testing.T) {
+			wantErr(t, "SetGroupIdle without groups", s.SetGroupIdle(nil, true), eevdf.ErrForeignGroup, "no task groups")
+		},
+		"System.MoveToGroup": func(t *testing.T) {
+			wantErr(t, "MoveToGroup(nil)", s.MoveToGroup(nil, nil), ErrNilTask, "")
+			wantErr(t, "MoveToGroup(foreign)", s.MoveToGroup(foreign, nil), ErrForeignTask, foreign.Name())
+			wantErr(t, "MoveToGroup(dead)", s.MoveToGroup(dead, nil), ErrExited, dead.Name())
+			wantErr(t, "MoveToGroup without groups", s.MoveToGroup(running, nil), eevdf.ErrForeignGroup, "no task groups")
+		},
+		"System.TaskHLoad": func(t *testing.T) {
+			if s.TaskHLoad(nil) != 0 || s.TaskHLoad(foreign) != 0 {
+				t.Error("TaskHLoad of nil or a foreign task is not 0")
+			}
+		},
 	}
 	// Methods without input: called, they must not panic or fail.
 	for _, name := range []string{"System.Topology", "System.NumCPUs", "System.Features", "System.Nohz",

@@ -13,12 +13,18 @@ import (
 // forks, wakeups (by a task or a timer, sync or not), blocks, exits, execs,
 // ticks and time steps, under random feature sets and both tick modes, in
 // the serial order a simulator uses, and checks every invariant (each
-// runqueue's, and every task's place) after every step.
+// runqueue's, and every task's place) after every step. With bit 2 of the
+// third byte set the machine has task groups (a nested pair and a sibling,
+// in a share mode the input picks): forks land in them, and some execs
+// become cpu.weight writes, cpu.idle toggles and moves between groups;
+// Check then also verifies tg->load_avg and the leaf lists.
 func FuzzSystem(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{1, 2, 3, 0, 0, 0, 1, 1, 1, 5, 5, 5, 6, 6, 6, 9, 9, 9, 9, 9})
 	f.Add([]byte{2, 5, 1, 0, 0, 0, 0, 0, 0, 0, 0, 9, 9, 9, 9, 9, 9, 9, 3, 3, 3, 3, 9, 9, 9})
 	f.Add([]byte{3, 255, 7, 0, 4, 0, 4, 1, 2, 1, 2, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
+	f.Add([]byte{1, 0, 4, 0, 1, 0, 2, 0, 3, 0, 0x85, 9, 9, 5, 0x80, 9, 0, 5, 0x83, 5, 0x8b, 9, 9, 3, 1, 2, 1, 5, 0x86, 9, 9, 9, 9})
+	f.Add([]byte{3, 0, 0x1c, 0, 2, 0, 3, 0, 5, 0, 6, 9, 9, 9, 9, 5, 0x92, 5, 0x95, 9, 1, 9, 3, 0, 3, 1, 9, 9, 5, 0x81, 9, 9})
 	f.Fuzz(runFuzzSystem)
 }
 
@@ -50,10 +56,17 @@ func runFuzzSystem(t *testing.T, data []byte) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := New(top, WithFeatures(feat), WithNohz(mode), preset, WithSeed(uint64(data[2])))
+		opts := []Option{WithFeatures(feat), WithNohz(mode), preset, WithSeed(uint64(data[2]))}
+		grouped := data[2]&4 != 0
+		if grouped {
+			h := eevdf.NewHierarchy(eevdf.WithCgroupMode(eevdf.CgroupMode(data[2]>>3%5)), eevdf.WithOnlineCPUs(top.NumCPUs()))
+			opts = append(opts, WithRunqueueOptions(eevdf.WithHierarchy(h)))
+		}
+		s, err := New(top, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var groups []*eevdf.TaskGroup // nil first: the root group
 		now := s.Clock() + 1_000_000
 		n := top.NumCPUs()
 		var tasks []*Task
@@ -75,6 +88,22 @@ func runFuzzSystem(t *testing.T, data []byte) {
 		if err := s.SetClock(now); err != nil {
 			t.Fatal(err)
 		}
+		if grouped {
+			g0, err := s.NewGroup("g0", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g1, err := s.NewGroup("g1", g0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g2, err := s.NewGroup("g2", nil, eevdf.WithCPUWeight(300))
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups = []*eevdf.TaskGroup{nil, g0, g1, g2}
+			step("mkdir")
+		}
 		for i := 3; i+1 < len(data); i += 2 {
 			op, arg := data[i]%10, int(data[i+1])
 			switch op {
@@ -82,7 +111,13 @@ func runFuzzSystem(t *testing.T, data []byte) {
 				if len(tasks) >= 24 {
 					continue
 				}
-				se, _ := eevdf.NewEntity(fmt.Sprintf("t%d", len(tasks)), eevdf.WithNice(arg%7-3))
+				eopts := []eevdf.EntityOption{eevdf.WithNice(arg%7 - 3)}
+				if grouped {
+					if g := groups[arg%len(groups)]; g != nil {
+						eopts = append(eopts, eevdf.WithGroup(g))
+					}
+				}
+				se, _ := eevdf.NewEntity(fmt.Sprintf("t%d", len(tasks)), eopts...)
 				opts := []TaskOption{WithCPU(arg % n)}
 				if arg&0x80 != 0 {
 					opts = append(opts, WithAllowed(arg%n, (arg/3)%n))
@@ -123,7 +158,33 @@ func runFuzzSystem(t *testing.T, data []byte) {
 					}
 					step("exit")
 				}
-			case 5: // exec
+			case 5: // exec, or with groups sometimes a group write or move
+				if grouped && arg&0x80 != 0 {
+					g := groups[1+arg%3]
+					switch arg / 3 % 3 {
+					case 0:
+						if !g.Idle() {
+							if err := s.SetCPUWeight(g, uint64(arg*37%10000+1)); err != nil {
+								t.Fatal(err)
+							}
+						}
+					case 1:
+						if err := s.SetGroupIdle(g, !g.Idle()); err != nil {
+							t.Fatal(err)
+						}
+					case 2:
+						if len(tasks) > 0 {
+							tk := tasks[arg%len(tasks)]
+							if !tk.Dead() {
+								if err := s.MoveToGroup(tk, groups[arg/9%len(groups)]); err != nil {
+									t.Fatal(err)
+								}
+							}
+						}
+					}
+					step("group write")
+					continue
+				}
 				s.Exec(arg % n)
 				step("exec")
 			case 6, 7, 8: // a preemption point

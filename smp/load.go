@@ -79,19 +79,14 @@ func (s *System) cpuUtilWithout(cpu int, p *Task) uint64 {
 	return s.cpuUtil(cpu, p, false)
 }
 
-// taskHLoad is task_h_load for a task of the root group: its load_avg
-// scaled by the root queue's h_load over the queue's load_avg + 1. h_load
-// is the queue's load_avg as of the first use in the current jiffy
-// (update_cfs_rq_h_load), so within a jiffy the numerator's factor is
-// stale and the denominator current, as in the kernel.
+// taskHLoad is task_h_load (KERNEL-SPEC-GROUPS-SMP §7): p's share of the
+// root load of its CPU, through its group's queue there. Each queue's
+// h_load is refreshed at most once per jiffy (update_cfs_rq_h_load), so
+// within a jiffy it is stale while the denominators are current, as in
+// the kernel. For a task of the root group it is load_avg · the root's
+// h_load / (the root's load_avg + 1).
 func (s *System) taskHLoad(p *Task) uint64 {
-	c := &s.cpus[p.cpu]
-	load := c.rq.Avg().LoadAvg
-	if c.lastHLoadUpdate != s.jiffies {
-		c.hLoad = load
-		c.lastHLoadUpdate = s.jiffies
-	}
-	return p.se.Avg().LoadAvg * c.hLoad / (load + 1)
+	return s.cpus[p.cpu].rq.TaskHLoad(p.se, s.jiffies)
 }
 
 // taskUtilEst is task_util_est: max(util_avg, util_est without its flag).

@@ -148,26 +148,15 @@ func (s *System) updateNewidleStats(d *domState, success uint64) {
 }
 
 // updateBlockedAverages is __sched_balance_update_blocked_averages (§2.9):
-// the CPU's idle queues are decayed to now, and has_blocked_load says
-// whether anything is left to decay.
+// the queues on the CPU's leaf list are decayed to now, children before
+// parents (eevdf.CfsRq.UpdateBlockedAverages), and has_blocked_load says
+// whether anything is left to decay. A queue never filled, or taken off
+// the list once fully decayed, is not walked and keeps its stale
+// last_update_time.
 func (s *System) updateBlockedAverages(cpu int) {
 	c := &s.cpus[cpu]
 	c.lastBlockedLoadUpdateTick = s.jiffies
-	rq := s.rq(cpu)
-	if !c.leaf {
-		// The walk covers only the queues on the leaf list: a root queue
-		// never filled, or taken off the list once fully decayed, keeps
-		// its stale last_update_time (a listed group queue always has its
-		// parents listed, so none is listed either).
-		c.hasBlockedLoad = false
-		return
-	}
-	if !rq.UpdateBlockedAverages() {
+	if !s.rq(cpu).UpdateBlockedAverages() {
 		c.hasBlockedLoad = false // only a CPU entering idle sets it
-	}
-	// cfs_rq_is_decayed: no weight queued and every PELT sum at zero; the
-	// kernel then takes the queue off the leaf list.
-	if a := rq.Avg(); rq.Load() == 0 && a.LoadSum == 0 && a.RunnableSum == 0 && a.UtilSum == 0 {
-		c.leaf = false
 	}
 }

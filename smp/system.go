@@ -261,16 +261,6 @@ type cpuState struct {
 	avgIdle            uint64 // rq->avg_idle
 	maxIdleBalanceCost uint64 // rq->max_idle_balance_cost
 
-	// The root cfs_rq's h_load cache (update_cfs_rq_h_load): refreshed
-	// to its load_avg at most once per jiffy.
-	hLoad           uint64
-	lastHLoadUpdate uint64
-
-	// leaf: the root cfs_rq is on the CPU's leaf list (rq->leaf_cfs_rq_list),
-	// the list blocked-load updates walk: added by an enqueue, removed by
-	// a blocked-load update that finds the queue empty and fully decayed.
-	leaf bool
-
 	stopped       bool   // the CPU stopper preempted the running task; __schedule is due
 	nextBalance   uint64 // rq->next_balance (jiffies)
 	idleBalance   bool   // rq->idle_balance: idle_cpu at the last tick
@@ -381,9 +371,6 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		cs.idleStamp = rqInit.IdleStamp
 		cs.avgIdle = rqInit.AvgIdle
 		cs.maxIdleBalanceCost = rqInit.MaxIdleBalanceCost
-		// The kernel's jiffies never equal the zero last_h_load_update at
-		// boot; the model's first jiffy is 0, so the cache starts invalid.
-		cs.lastHLoadUpdate = ^uint64(0)
 		cs.rng = newSchedRNG(c.seed, i)
 		cs.pushCPU = -1
 		if rqInit.InNohzIdleMask && t.Base(i) != nil {
@@ -403,6 +390,9 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		if sd := t.SDLLC(i); sd != nil && rqInit.InNohzIdleMask {
 			s.doms[sd.ID()].nohzIdle = true
 		}
+	}
+	if err := s.checkHierarchy(); err != nil {
+		return nil, err
 	}
 	for i := range s.llcs {
 		if sh := t.SharedByID(i); sh != nil {
@@ -579,7 +569,6 @@ func (s *System) llcOf(cpu int) *llcState {
 // a CPU whose nr_running rose from below 2 to 2 or more marks the root
 // domain overloaded.
 func (s *System) addNrRunning(cpu, before int) {
-	s.cpus[cpu].leaf = true // enqueue_entity lists the queue it fills
 	if before < 2 && s.cpus[cpu].rq.NrRunning() >= 2 {
 		s.overloaded = true
 	}
@@ -635,7 +624,10 @@ func (s *System) reschedScan() []int {
 // System's back, is reported); and that every task is where the System
 // believes it is — a queued or running task on its task_cpu's runqueue, a
 // sleeping one nowhere (or still queued there, delayed), a dead or new one
-// nowhere. Its cost is linear in the tasks.
+// nowhere. With task groups, each group's tg->load_avg and
+// tg->runnable_avg equal the sums of what its queues published on every
+// CPU, and each CPU's leaf list keeps the kernel's order rules (eevdf's
+// Check). Its cost is linear in the tasks and the groups × CPUs.
 func (s *System) Check() error {
 	for i := range s.cpus {
 		if err := s.cpus[i].rq.Check(); err != nil {
@@ -649,6 +641,9 @@ func (s *System) Check() error {
 		if err := s.checkTask(t); err != nil {
 			return err
 		}
+	}
+	if err := s.checkGroups(); err != nil {
+		return err
 	}
 	return s.checkConservation()
 }
