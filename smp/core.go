@@ -247,6 +247,7 @@ func (s *System) wakeUpNew(t *Task) (int, error) {
 	if err := rq.Enqueue(t.se, eevdf.EnqueueInitial); err != nil {
 		return -1, err // a fresh entity enqueues
 	}
+	s.coreEnqueue(cpu, t)
 	s.addNrRunning(cpu, before)
 	t.state = taskRunnable
 	rq.WakeupPreempt(t.se, wf)
@@ -316,6 +317,7 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	if t.se.OnRq() {
 		rq := s.rq(t.cpu)
 		_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
+		s.coreEnqueue(t.cpu, t)
 		if rq.Curr() != t.se {
 			rq.WakeupPreempt(t.se, wf)
 			s.markResched(t.cpu)
@@ -343,6 +345,7 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	rq := s.rq(cpu)
 	before := rq.NrRunning()
 	_ = rq.Enqueue(t.se, ef) // a sleeping task enqueues
+	s.coreEnqueue(cpu, t)
 	s.addNrRunning(cpu, before)
 	rq.WakeupPreempt(t.se, wf)
 	s.markResched(cpu)
@@ -359,6 +362,7 @@ func (s *System) Block(cpu int) error {
 		return err
 	}
 	was := s.schedIdleRq(cpu)
+	s.coreDequeue(cpu, t, false)
 	if _, err := s.rq(cpu).Dequeue(t.se, eevdf.DequeueSleep); err != nil {
 		return err
 	}
@@ -388,12 +392,14 @@ func (s *System) Exit(cpu int) error {
 	}
 	rq := s.rq(cpu)
 	was := s.schedIdleRq(cpu)
+	s.coreDequeue(cpu, t, false)
 	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep|eevdf.DequeueSpecial); err != nil {
 		return err
 	}
 	s.dequeued(cpu, was)
 	t.state = taskDead
 	s.schedule(cpu, false)
+	s.coreFree(t) // the task is freed after its last switch
 	return rq.RemoveLoadAvg(t.se)
 }
 
@@ -443,6 +449,9 @@ func (s *System) scheduleCPU(cpu int) *Task {
 // schedule is Schedule with the previous task's kind given: prevIdle says
 // the idle task ran (after the CPU stopper ran, neither did).
 func (s *System) schedule(cpu int, prevIdle bool) *Task {
+	if s.core.on {
+		return s.coreSchedule(cpu, prevIdle)
+	}
 	rq := s.rq(cpu)
 	next := s.pickTask(cpu)
 	for next == nil && s.newidleBalance(cpu) > 0 {
@@ -530,6 +539,12 @@ func (s *System) tick(cpu int) {
 	rq := s.rq(cpu)
 	if rq.Curr() != nil {
 		rq.Tick()
+		if s.core.on {
+			s.taskTickCore(cpu)
+		}
+	}
+	if s.core.on {
+		s.coreTick(cpu)
 	}
 	s.tickBalance(cpu)
 	if s.nohz == NohzIdle && s.idleCPU(cpu) && rq.NrRunning() == 0 {

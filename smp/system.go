@@ -247,6 +247,8 @@ type System struct {
 	resched     *topology.Mask // CPUs asked to reschedule by the System's operations
 	reschedAny  bool           // resched has members (it is set since its last Reset)
 	reschedList []int          // Resched's result, reused
+
+	core coreSched // core scheduling (coresched.go)
 }
 
 // cpuState is one CPU: its runqueue and the per-rq fields the fair class
@@ -649,6 +651,9 @@ func (s *System) Check() error {
 		if err := s.checkTask(t); err != nil {
 			return err
 		}
+	}
+	if err := s.checkCore(); err != nil {
+		return err
 	}
 	return s.checkConservation()
 }
