@@ -1,6 +1,7 @@
 package smp
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
@@ -221,3 +222,222 @@ func coreBadInputCases(s *System, newTask func(...TaskOption) error, wantErr fun
 	}
 }
 
+
+// CS1: cookies are made, inherited, shared and freed as prctl and fork do
+// them, and core scheduling is on exactly while one lives.
+func TestCoreSchedCookieLifecycle(t *testing.T) {
+	s := newCoreSystem(t, oneCore2)
+	p := csTask(t, s, "P", 0, 0)
+	fork(t, s, p)
+	if s.CoreScheduling() {
+		t.Fatal("on before any cookie")
+	}
+	c := tag(t, s, p)
+	if c != 1 || p.Cookie() != 1 || s.core.refs[1] != 1 || !s.CoreScheduling() {
+		t.Fatalf("after CREATE: cookie %d, P's %d, count %d, on %v", c, p.Cookie(), s.core.refs[1], s.CoreScheduling())
+	}
+	se, _ := eevdf.NewEntity("C")
+	child, err := s.NewTask(se, WithParent(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if child.Cookie() != 1 || s.core.refs[1] != 2 {
+		t.Fatalf("the child's cookie %d (count %d), want the parent's 1 (2)", child.Cookie(), s.core.refs[1])
+	}
+	fork(t, s, child)
+	if err := s.CoreShare(0, child); err != nil || child.Cookie() != 0 || s.core.refs[1] != 1 {
+		t.Fatalf("SHARE_TO of cookie 0: %v, child's cookie %d, count %d", err, child.Cookie(), s.core.refs[1])
+	}
+	if err := s.CoreShare(p.Cookie(), child); err != nil || child.Cookie() != 1 || s.core.refs[1] != 2 {
+		t.Fatalf("SHARE_FROM: %v, child's cookie %d, count %d", err, child.Cookie(), s.core.refs[1])
+	}
+	// A thread-group CREATE: one new cookie for both; the old one freed,
+	// core scheduling stays on.
+	c2 := tag(t, s, p, child)
+	if c2 != 2 || p.Cookie() != 2 || child.Cookie() != 2 || s.core.refs[2] != 2 || s.core.refs[1] != 0 || !s.CoreScheduling() {
+		t.Fatalf("group CREATE: cookie %d, P %d, child %d, counts %v", c2, p.Cookie(), child.Cookie(), s.core.refs)
+	}
+	if err := s.CoreShare(1, p); !errors.Is(err, ErrBadCookie) {
+		t.Fatalf("sharing a freed cookie: %v, want ErrBadCookie", err)
+	}
+	// Both run (one per CPU, same cookie); the first exit leaves the
+	// cookie live, the second frees it and turns core scheduling off.
+	advance(t, s, 5*ms)
+	for i, want := range []bool{true, false} {
+		cpu := 0
+		if s.Curr(0) == nil {
+			cpu = 1
+		}
+		if err := s.Exit(cpu); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if s.CoreScheduling() != want {
+			t.Fatalf("after exit %d: core scheduling %v, want %v (live %d)", i+1, s.CoreScheduling(), want, s.core.live)
+		}
+		advance(t, s, s.Clock())
+	}
+	if _, err := s.CoreCreate(); !errors.Is(err, ErrNilTask) {
+		t.Errorf("CoreCreate of no task: %v", err)
+	}
+}
+
+// example3 is the spec's §9 example 3 up to its steal: P and Q (cookie
+// 1) forked pinned on CPU 0 at 0 and then allowed on both CPUs, R
+// (cookie 2) pinned on CPU 1 forked at 0.1 ms. tweak changes P before
+// R arrives.
+func example3(t *testing.T, tweak func(s *System, p *Task)) (s *System, p, q, r *Task) {
+	t.Helper()
+	s = newCoreSystem(t, oneCore2)
+	p, q = csTask(t, s, "P", 0, 0), csTask(t, s, "Q", 0, 0)
+	r = csTask(t, s, "R", 1, 1)
+	tag(t, s, p, q)
+	tag(t, s, r)
+	fork(t, s, p)
+	fork(t, s, q)
+	free(p)
+	free(q)
+	if tweak != nil {
+		tweak(s, p)
+	}
+	advance(t, s, 100_000)
+	fork(t, s, r)
+	return s, p, q, r
+}
+
+// CS11: a CPU forced idle at t = 1 ms steals P, which then runs there
+// although ineligible; Q runs on CPU 0 and R waits.
+func TestCoreSchedExample3Steal(t *testing.T) {
+	s, p, q, r := example3(t, nil)
+	if s.Curr(0) != nil || s.Curr(1) != r || s.Core(1).Steals != 0 {
+		t.Fatalf("at 0.1 ms: CPU 0 runs %v, CPU 1 %v, steals %d; want idle, R, 0", s.Curr(0), s.Curr(1), s.Core(1).Steals)
+	}
+	advance(t, s, 1*ms)
+	if p.Migrations() != 1 || p.CPU() != 1 || s.Core(1).Steals != 1 {
+		t.Fatalf("at 1 ms: P migrated %d times, is on CPU %d, CPU 1 stole %d; want 1, 1, 1", p.Migrations(), p.CPU(), s.Core(1).Steals)
+	}
+	if s.Curr(0) != q || s.Curr(1) != p {
+		t.Fatalf("at 1 ms CPU 0 runs %v and CPU 1 %v, want Q and P", s.Curr(0), s.Curr(1))
+	}
+	if s.RQ(1).Eligible(p.Entity()) {
+		t.Error("P is eligible on CPU 1; the example forces an ineligible pick")
+	}
+	if s.Core(0).ForceIdleCount != 0 || p.CoreOccupation() != 2 || q.CoreOccupation() != 2 {
+		t.Errorf("after the steal: forced-idle count %d, occupations P %d Q %d; want 0, 2, 2",
+			s.Core(0).ForceIdleCount, p.CoreOccupation(), q.CoreOccupation())
+	}
+}
+
+// CS11's variants: P pinned to CPU 0, or P last picked with both siblings
+// busy (occupation 2): nothing is stolen and CPU 1 stays forced idle.
+func TestCoreSchedExample3NoSteal(t *testing.T) {
+	for name, tweak := range map[string]func(s *System, p *Task){
+		"P pinned to CPU 0": func(s *System, p *Task) {
+			p.allowed = s.top.NewMask()
+			p.allowed.Set(0)
+			p.nrAllowed = 1
+		},
+		"P of occupation 2": func(s *System, p *Task) { p.core.occupation = 2 },
+	} {
+		t.Run(name, func(t *testing.T) {
+			s, p, _, _ := example3(t, tweak)
+			advance(t, s, 1*ms)
+			if p.Migrations() != 0 || s.Core(1).Steals != 0 {
+				t.Fatalf("P migrated %d times, steals %d; want none", p.Migrations(), s.Core(1).Steals)
+			}
+			if s.Curr(1) != nil || !s.Core(1).ForcedIdle {
+				t.Fatalf("CPU 1 runs %v (forced idle %v), want forced idle", s.Curr(1), s.Core(1).ForcedIdle)
+			}
+		})
+	}
+}
+
+// CS10, the spec's §9 example 7: when the core's max is untagged, a
+// sibling whose pick is tagged is forced idle even with untagged work
+// queued, and no steal is tried (core_cookie 0). T (cookie 1) runs on
+// CPU 1 with U2 (untagged) queued behind it; U forked on the idle CPU 0
+// makes CPU 0 pick core-wide (core_cookie 1) and wins: rq0 was never
+// snapshotted, so n(U) is 1,048,576 ns better than it is.
+func TestCoreSchedExample7UntaggedMaxIdles(t *testing.T) {
+	s := newCoreSystem(t, oneCore2)
+	u := csTask(t, s, "U", 0, 0)
+	tt := csTask(t, s, "T", 1, 1)
+	u2 := csTask(t, s, "U2", 1, 1)
+	tag(t, s, tt)
+	fork(t, s, tt)
+	fork(t, s, u2)
+	if s.Curr(1) != tt || s.Core(1).Cookie != 1 {
+		t.Fatalf("at 0: CPU 1 runs %v, core cookie %d; want T, 1", s.Curr(1), s.Core(1).Cookie)
+	}
+	advance(t, s, 100_000)
+	fork(t, s, u)
+	ci := s.Core(1)
+	if s.Curr(0) != u || s.Curr(1) != nil || !ci.ForcedIdle || ci.Cookie != 0 || ci.ForceIdleCount != 1 || ci.ForceIdleSeq != 1 {
+		t.Fatalf("at 0.1 ms: CPU 0 runs %v, CPU 1 %v, %+v; want U, CPU 1 forced idle under cookie 0", s.Curr(0), s.Curr(1), ci)
+	}
+	if s.CPU(1).NrRunning != 2 {
+		t.Fatalf("CPU 1 is forced idle with %d tasks, want T and U2", s.CPU(1).NrRunning)
+	}
+	if ci.Steals != 0 || tt.Migrations()+u2.Migrations() != 0 {
+		t.Fatalf("steals %d, migrations %d; an untagged max queues no core balance", ci.Steals, tt.Migrations()+u2.Migrations())
+	}
+}
+
+// CS16: while a cookie lives anywhere, a CPU going idle never balances
+// newly idle: no pull, and its idle_stamp stays 0. The setting (b2: CPU
+// 0's task sleeps while CPU 2 holds two tasks) pulls without the cookie.
+func TestCoreSchedNoNewidle(t *testing.T) {
+	run := func(cookie bool) *harness {
+		h, _ := b2(t, 2, 0)
+		if cookie {
+			tag(t, h.s, h.task(3)) // never started: it only holds the cookie
+		}
+		h.block(0)
+		h.settle()
+		h.check()
+		return h
+	}
+	h := run(false)
+	if st := h.s.Stats(); st.BalanceCalls[cpuNewlyIdle] == 0 || st.BalanceMoves == 0 {
+		t.Fatalf("without a cookie: %d newly idle balances, %d moves; the setting tests nothing", st.BalanceCalls[cpuNewlyIdle], st.BalanceMoves)
+	}
+	h = run(true)
+	if st := h.s.Stats(); st.BalanceCalls[cpuNewlyIdle] != 0 || st.BalanceMoves != 0 {
+		t.Errorf("with a live cookie: %d newly idle balances, %d moves; want none", st.BalanceCalls[cpuNewlyIdle], st.BalanceMoves)
+	}
+	if h.s.Curr(0) != nil {
+		t.Errorf("CPU 0 runs %v, want idle", h.s.Curr(0))
+	}
+	if st := h.s.CPU(0).IdleStamp; st != 0 {
+		t.Errorf("CPU 0's idle_stamp %d with a live cookie, want 0", st)
+	}
+}
+
+// The brief's second example: three hogs of cookie 1 and one of cookie 2
+// on two SMT cores: none starves.
+func TestCoreSchedThreeAndOneHogs(t *testing.T) {
+	s := newCoreSystem(t, oneLLC2x2)
+	advance(t, s, ms)
+	var hogs []*Task
+	for i, name := range []string{"A1", "A2", "A3", "B"} {
+		hogs = append(hogs, csTask(t, s, name, i%4))
+	}
+	tag(t, s, hogs[:3]...)
+	tag(t, s, hogs[3])
+	for _, h := range hogs {
+		fork(t, s, h)
+	}
+	advance(t, s, 2001*ms)
+	var sum uint64
+	for _, h := range hogs {
+		got := h.Entity().SumExecRuntime()
+		sum += got
+		t.Logf("%s ran %d ms on CPU %d, %d migrations", h, got/ms, h.CPU(), h.Migrations())
+		if got < 200*ms {
+			t.Errorf("%s ran %d ns of 2 s: starved", h, got)
+		}
+	}
+	t.Logf("total %d ms of 8000", sum/ms)
+}
