@@ -17,7 +17,7 @@ func TestCfsPrioLessExample2(t *testing.T) {
 		se.vruntime = z0 + v
 		return se
 	}
-	zfiA, zfiB := z0 + 1_000_000, z0 + 8_000_000
+	zfiA, zfiB := z0+1_000_000, z0+8_000_000
 	tests := []struct {
 		name       string
 		va, vb     uint64

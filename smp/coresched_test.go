@@ -222,7 +222,6 @@ func coreBadInputCases(s *System, newTask func(...TaskOption) error, wantErr fun
 	}
 }
 
-
 // CS1: cookies are made, inherited, shared and freed as prctl and fork do
 // them, and core scheduling is on exactly while one lives.
 func TestCoreSchedCookieLifecycle(t *testing.T) {
