@@ -82,6 +82,7 @@ type coreCPU struct {
 	forcedSince uint64 // ns
 	forcedNs    uint64 // forced-idle time of the periods that ended
 	steals      uint64 // tasks this CPU stole
+	tickCore    uint64 // reschedules task_tick_core asked for
 }
 
 // coreShared is the state a core keeps on its leader (rq->core).
@@ -638,6 +639,7 @@ func (s *System) taskTickCore(cpu int) {
 	}
 	if (curr.SumExecRuntime()-curr.PrevSumExecRuntime())*2 > curr.Slice() {
 		rq.ReschedCurr()
+		s.core.cpus[cpu].tickCore++
 	}
 }
 
@@ -698,6 +700,7 @@ type CoreInfo struct {
 	ForcedIdle     bool   // it runs its idle task with tasks queued, by a core-wide pick
 	ForcedIdleNs   uint64 // the time it spent forced idle, up to the clock
 	Steals         uint64 // tasks it stole (sched_core_balance)
+	TickCore       uint64 // reschedules task_tick_core asked of it
 	Queued         int    // tasks in its core tree
 }
 
@@ -719,7 +722,7 @@ func (s *System) Core(cpu int) CoreInfo {
 		ForceIdleStart: k.fiStart, Picks: k.picks, FastPicks: k.fastPath,
 		SchedSeq: c.schedSeq, ZeroVruntimeFi: c.zvFi, ForceidleSeq: c.fiSeq,
 		IdleOccupation: c.idleOcc, ForcedIdle: c.forced, ForcedIdleNs: fi,
-		Steals: c.steals, Queued: c.tree.Len(),
+		Steals: c.steals, TickCore: c.tickCore, Queued: c.tree.Len(),
 	}
 }
 

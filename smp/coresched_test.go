@@ -440,3 +440,198 @@ func TestCoreSchedThreeAndOneHogs(t *testing.T) {
 	}
 	t.Logf("total %d ms of 8000", sum/ms)
 }
+
+// CS3: prio_less across the modelled classes: the idle task (nil) is
+// below a fair task; two idle tasks are equal.
+func TestCoreSchedPrioLessClasses(t *testing.T) {
+	s, a, b := example1(t, true)
+	for _, tc := range []struct {
+		name string
+		x, y *Task
+		want bool
+	}{
+		{"idle below fair", nil, a, true},
+		{"fair above idle", a, nil, false},
+		{"two idle tasks", nil, nil, false},
+	} {
+		if got := s.prioLess(tc.x, 0, tc.y, 1); got != tc.want {
+			t.Errorf("%s: prio_less = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Between A and B, cfs_prio_less: at 0.2 ms B's queue has the fresh
+	// snapshot Z and A's vruntime is 200,000 ahead of B's.
+	if !s.prioLess(a, 0, b, 1) || s.prioLess(b, 1, a, 0) {
+		t.Error("at 0.2 ms A should be below B")
+	}
+}
+
+// CS5, the spec's §9 example 2 (d): the snapshot update table on a root
+// queue marked with forceidle_seq 3.
+func TestCoreSchedSnapshotTable(t *testing.T) {
+	s, _, b := example1(t, true)
+	k, c := s.coreOf(1), &s.core.cpus[1]
+	zv := s.RQ(1).ZeroVruntime()
+	c.fiSeq, k.fiSeq, c.zvFi = 3, 3, 42
+	s.taskVruntimeUpdate(b, true)
+	if c.zvFi != 42 || c.fiSeq != 3 {
+		t.Errorf("in_fi with the queue marked: zero_vruntime_fi %d, mark %d; want no copy", c.zvFi, c.fiSeq)
+	}
+	k.fiSeq = 4
+	s.taskVruntimeUpdate(b, true)
+	if c.zvFi != zv || c.fiSeq != 4 {
+		t.Errorf("in_fi with a new seq: zero_vruntime_fi %d, mark %d; want %d, 4", c.zvFi, c.fiSeq, zv)
+	}
+	c.zvFi = 42
+	s.taskVruntimeUpdate(b, false)
+	if c.zvFi != zv || c.fiSeq != 4 {
+		t.Errorf("not in_fi: zero_vruntime_fi %d, mark %d; want a copy whatever the marks", c.zvFi, c.fiSeq)
+	}
+	c.zvFi = 42
+	s.taskVruntimeUpdate(nil, false)
+	if c.zvFi != 42 {
+		t.Error("the idle task updated a snapshot")
+	}
+}
+
+// CS5 in a run: at the start of a forced-idle period the snapshots are
+// copied (B's queue: Z); during it they stay frozen while the vruntimes
+// and zero_vruntimes move.
+func TestCoreSchedSnapshotsFrozenDuringForcedIdle(t *testing.T) {
+	s, _, _ := example1(t, true)
+	z := eevdfZ()
+	if got := s.Core(1).ZeroVruntimeFi; got != z {
+		t.Fatalf("CPU 1's snapshot %d at 0.2 ms, want Z", got)
+	}
+	if got := s.Core(0).ZeroVruntimeFi; got != z {
+		t.Fatalf("CPU 0's snapshot %d at 0.2 ms, want Z (from the pick at 0)", got)
+	}
+	advance(t, s, 100*ms)
+	if s.Core(0).ZeroVruntimeFi != z || s.Core(1).ZeroVruntimeFi != z {
+		t.Fatalf("snapshots %d, %d at 100 ms; want both frozen at Z", s.Core(0).ZeroVruntimeFi, s.Core(1).ZeroVruntimeFi)
+	}
+	if s.RQ(0).ZeroVruntime() == z {
+		t.Fatal("rq0's zero_vruntime never moved: the test shows nothing")
+	}
+}
+
+// eevdfZ is Z, a fresh runqueue's zero_vruntime.
+func eevdfZ() uint64 {
+	rq, _ := eevdf.NewCfsRq()
+	return rq.ZeroVruntime()
+}
+
+// CS8, the spec's §9 example 9: with two tasks queued on the running CPU
+// task_tick_core stays silent there (the EEVDF tick re-picks), while the
+// lone B on CPU 1 triggers it.
+func TestCoreSchedExample9TickCoreSilentWithTwo(t *testing.T) {
+	s := newCoreSystem(t, oneCore2)
+	a, a2 := csTask(t, s, "A", 0, 0), csTask(t, s, "A2", 0, 0)
+	b := csTask(t, s, "B", 1, 1)
+	tag(t, s, a, a2)
+	tag(t, s, b)
+	fork(t, s, a)
+	fork(t, s, a2)
+	advance(t, s, 200_000)
+	fork(t, s, b)
+	advance(t, s, 200*ms)
+	if n := s.Core(0).TickCore; n != 0 {
+		t.Errorf("task_tick_core rescheduled CPU 0 %d times with A and A2 queued", n)
+	}
+	if s.Core(1).TickCore == 0 {
+		t.Error("task_tick_core never rescheduled the lone B: the test shows nothing")
+	}
+	for _, tk := range []*Task{a, a2, b} {
+		if tk.Entity().SumExecRuntime() < 20*ms {
+			t.Errorf("%s ran %d ns of 200 ms", tk, tk.Entity().SumExecRuntime())
+		}
+	}
+}
+
+// CS9: a sibling rescheduled by a full pick takes its core_pick by the
+// fast path (no pick_task); an enqueue in between makes it pick in full.
+func TestCoreSchedFastPath(t *testing.T) {
+	s, _, _ := example1(t, true)
+	k := s.Core(0)
+	if k.Picks != 2 || k.FastPicks != 1 || k.SchedSeq != k.PickSeq || s.Core(1).SchedSeq != k.PickSeq {
+		t.Fatalf("at 0.2 ms: %+v; want 2 full picks, 1 fast, both CPUs at core_pick_seq", k)
+	}
+	// The same at 0.2 ms, but C (untagged) is forked onto CPU 1 between
+	// CPU 1's pick and CPU 0's reschedule.
+	s = newCoreSystem(t, oneCore2)
+	a, b, c := csTask(t, s, "A", 0, 0), csTask(t, s, "B", 1, 1), csTask(t, s, "C", 1, 1)
+	tag(t, s, a)
+	tag(t, s, b)
+	fork(t, s, a)
+	advance(t, s, 200_000)
+	s.WakeUpNew(b)
+	s.Schedule(1)
+	if !s.RQ(0).NeedResched() || !s.core.cpus[0].pickSet {
+		t.Fatal("CPU 1's pick left no pick for CPU 0")
+	}
+	seq := s.Core(0).TaskSeq
+	s.WakeUpNew(c)
+	if got := s.Core(0).TaskSeq; got != seq+1 {
+		t.Fatalf("an enqueue moved core_task_seq %d → %d, want +1", seq, got)
+	}
+	before := s.Core(0)
+	s.Schedule(0)
+	after := s.Core(0)
+	if after.Picks != before.Picks+1 || after.FastPicks != before.FastPicks {
+		t.Errorf("CPU 0 after an enqueue: picks %d → %d, fast %d → %d; want a full pick", before.Picks, after.Picks, before.FastPicks, after.FastPicks)
+	}
+	advance(t, s, s.Clock())
+}
+
+// CS12: migrating the last task off a forced-idle CPU reschedules it, which
+// ends its forced idle at that instant.
+func TestCoreSchedLastTaskLeavesForcedIdle(t *testing.T) {
+	s, a, _ := example1(t, true)
+	if err := s.SetClock(500_000); err != nil {
+		t.Fatal(err)
+	}
+	free(a)
+	s.moveQueuedTask(a, 1)
+	if !s.RQ(0).NeedResched() {
+		t.Fatal("CPU 0 lost its last task while forced idle and was not rescheduled")
+	}
+	advance(t, s, s.Clock())
+	if ci := s.Core(0); ci.ForcedIdle || ci.ForcedIdleNs != 300_000 {
+		t.Fatalf("CPU 0 forced idle %v for %d ns; want ended after 300,000", ci.ForcedIdle, ci.ForcedIdleNs)
+	}
+}
+
+// CS2: the core tree holds the tagged queued tasks only, in the order of
+// their vruntimes at arrival; every hooked enqueue bumps core_task_seq,
+// untagged ones included; find and next walk one cookie.
+func TestCoreSchedCoreTree(t *testing.T) {
+	s := newCoreSystem(t, oneCore2)
+	x := csTask(t, s, "X", 0, 0)
+	y1, y2, u := csTask(t, s, "Y1", 1, 1), csTask(t, s, "Y2", 1, 1), csTask(t, s, "U", 1, 1)
+	tag(t, s, x)
+	c := tag(t, s, y1, y2)
+	fork(t, s, x)
+	seq := s.Core(1).TaskSeq
+	s.WakeUpNew(u)
+	if s.Core(1).TaskSeq != seq+1 || s.Core(1).Queued != 0 {
+		t.Fatalf("untagged enqueue: core_task_seq %d → %d, tree %d; want +1, empty", seq, s.Core(1).TaskSeq, s.Core(1).Queued)
+	}
+	advance(t, s, 300_000)
+	s.WakeUpNew(y1)
+	advance(t, s, 600_000)
+	s.WakeUpNew(y2)
+	advance(t, s, s.Clock())
+	if s.Core(1).Queued != 2 {
+		t.Fatalf("%d tasks in CPU 1's core tree, want Y1 and Y2", s.Core(1).Queued)
+	}
+	first := s.coreFind(1, c)
+	second := coreNext(first)
+	if first == nil || second == nil || coreNext(second) != nil {
+		t.Fatalf("find/next of cookie %d: %v, %v", c, first, second)
+	}
+	if int64(first.se.Vruntime()-second.se.Vruntime()) > 0 && s.Curr(1) != first {
+		t.Errorf("find gave %s before %s although its vruntime is larger and it was not running", first, second)
+	}
+	if s.coreFind(1, c+1) != nil || s.coreFind(1, 0) != nil {
+		t.Error("find of a cookie with no task found one")
+	}
+}
