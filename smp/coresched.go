@@ -6,6 +6,7 @@ import (
 
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/rbtree"
+	"github.com/schedmodel/fairclass/topology"
 )
 
 // Core scheduling (KERNEL-SPEC-CORESCHED): the SMT threads of a core run
@@ -796,4 +797,44 @@ func (s *System) checkCore() error {
 		}
 	}
 	return nil
+}
+
+// The three cookie tests of placement and balancing (sched.h). Each is
+// true while core scheduling is off.
+
+// cpuCookieMatch is sched_cpu_cookie_match: cpu's core runs p's cookie
+// (strict: an idle core matches only untagged tasks, its core_cookie
+// being 0).
+func (s *System) cpuCookieMatch(cpu int, p *Task) bool {
+	return !s.core.on || s.coreOf(cpu).cookie == p.core.cookie
+}
+
+// coreCookieMatch is sched_core_cookie_match: cpu's core runs p's cookie,
+// or every thread of the core is available-idle.
+func (s *System) coreCookieMatch(cpu int, p *Task) bool {
+	if !s.core.on || s.coreOf(cpu).cookie == p.core.cookie {
+		return true
+	}
+	smt := s.top.SMTMask(cpu)
+	for c := smt.First(); c >= 0; c = smt.Next(c) {
+		if !s.availableIdleCPU(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// groupCookieMatch is sched_group_cookie_match: some CPU of g that p may
+// use passes coreCookieMatch.
+func (s *System) groupCookieMatch(g *topology.Group, p *Task) bool {
+	if !s.core.on {
+		return true
+	}
+	span := g.Span()
+	for c := span.FirstAnd(p.allowed); c >= 0; c = span.NextAnd(c, p.allowed) {
+		if s.coreCookieMatch(c, p) {
+			return true
+		}
+	}
+	return false
 }

@@ -635,3 +635,120 @@ func TestCoreSchedCoreTree(t *testing.T) {
 		t.Error("find of a cookie with no task found one")
 	}
 }
+
+// threeCores2 is one LLC of three cores of two threads: {0,1}, {2,3}, {4,5}.
+var threeCores2 = topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 3, ThreadsPerCore: 2}
+
+// example4 is the spec's §9 example 4: X and X2 (cookie 1) on CPUs 0 and
+// 1, Y (cookie 2) on CPU 2, W (cookie 3) on CPU 4, CPUs 3 and 5 idle, no
+// idle core, nr_idle_scan 6; p sleeps with CPU 0 as its previous and
+// recent CPU and takes cookie pc (0: untagged; −1: no cookie anywhere).
+// X wakes p; it returns the CPU p lands on.
+func example4(t *testing.T, pc int, withX2 bool) int {
+	h := newHarness(t, threeCores2)
+	p := h.pinnedStart(0)
+	h.run(h.now + ms)
+	h.block(0)
+	x := h.pinnedStart(0)
+	var x2 *Task
+	if withX2 {
+		x2 = h.pinnedStart(1)
+	}
+	y := h.pinnedStart(2)
+	w := h.pinnedStart(4)
+	if pc >= 0 {
+		tag(t, h.s, x)
+		if x2 != nil {
+			if err := h.s.CoreShare(x.Cookie(), x2); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tag(t, h.s, y)
+		tag(t, h.s, w)
+		if err := h.s.CoreShare(Cookie(pc), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.settle()
+	h.run(h.now + 2*ms)
+	free(p)
+	h.s.llcs[0].hasIdleCores = false
+	h.setNrIdleScan(0, 6)
+	if pc >= 0 {
+		for cpu, want := range []Cookie{1, 1, 2, 2, 3, 3} {
+			if got := h.s.Core(cpu).Cookie; got != want {
+				t.Fatalf("core cookie of CPU %d: %d, want %d", cpu, got, want)
+			}
+		}
+	}
+	if p.CPU() != 0 || p.RecentUsedCPU() != 0 {
+		t.Fatalf("setup: p's previous CPU %d, recent %d; want 0, 0", p.CPU(), p.RecentUsedCPU())
+	}
+	return h.wake(p, x, 0)
+}
+
+// CS13, the spec's §9 example 4: select_idle_cpu skips idle CPUs of cores
+// running another cookie; select_idle_smt does not look at cookies.
+func TestCoreSchedExample4IdleScan(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		cookie int
+		withX2 bool
+		want   int
+	}{
+		{"(a) cookie 3: CPU 3's core runs cookie 2, CPU 5's cookie 3", 3, true, 5},
+		{"(a) without core scheduling: the first idle CPU", -1, true, 3},
+		{"(b) untagged: every idle CPU's core runs a cookie; stays on the target", 0, true, 0},
+		{"(c) the idle sibling, without a cookie test", 3, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := example4(t, tc.cookie, tc.withX2); got != tc.want {
+				t.Errorf("p placed on CPU %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// CS15, the spec's §9 example 6: task_hot refuses a pull across cores to a
+// core running another cookie until nr_balance_failed exceeds
+// cache_nice_tries (1): CPU 3 (next to U, cookie 2) pulls the cold Q
+// (cookie 1) from CPU 0 after two failed MC balances; without core
+// scheduling at the first. Q may run on CPUs 0 and 3 only, so that CPU 1's
+// SMT balance (where cookies never refuse) does not take it first.
+func TestCoreSchedExample6TaskHot(t *testing.T) {
+	for _, cookies := range []bool{false, true} {
+		h := newHarness(t, oneLLC2x2, noNIRandom)
+		tk := h.pinnedStart(0, eevdf.WithSlice(50*ms))
+		q := h.pinnedStart(0, eevdf.WithSlice(50*ms))
+		t2 := h.pinnedStart(1)
+		u := h.pinnedStart(2)
+		if cookies {
+			tag(t, h.s, tk, q, t2)
+			tag(t, h.s, u)
+			h.settle()
+		}
+		h.run(h.now + 2*ms)
+		q.allowed = topology.MaskOf(4, 0, 3)
+		q.nrAllowed = 2
+		h.overload()
+		mc := h.s.top.Domains(3)[1]
+		d := h.s.dom(mc)
+		start := h.s.Jiffies()
+		var fails []uint64
+		for q.CPU() == 0 && h.s.Jiffies() < start+100 {
+			before := d.nrBalanceFailed
+			h.run(h.now + ms)
+			if d.nrBalanceFailed > before {
+				fails = append(fails, h.s.Jiffies())
+			}
+		}
+		want := 0
+		if cookies {
+			want = 2
+		}
+		if q.CPU() != 3 || len(fails) != want {
+			t.Errorf("cookies %v: Q on CPU %d after %d failed MC balances of CPU 3 (at %v); want CPU 3 after %d",
+				cookies, q.CPU(), len(fails), fails, want)
+		}
+	}
+}
