@@ -752,3 +752,42 @@ func TestCoreSchedExample6TaskHot(t *testing.T) {
 		}
 	}
 }
+
+// CS14, the spec's §9 example 5: T (cookie 1, CPU 0) forks C, which
+// inherits cookie 1; CPU 1 runs T2 (1), CPU 2 U (2), CPU 4 W (3, or
+// nothing), CPUs 3 and 5 idle, all long-running. The slow path skips the
+// groups whose cores run another cookie and are not idle: C stays on
+// CPU 0. With core 2 idle (no W) its group matches by the idle-core
+// exception, but no CPU there has an idle_stamp (no newidle under core
+// scheduling): C stays on CPU 0 again.
+func TestCoreSchedExample5ForkPlacement(t *testing.T) {
+	for _, withW := range []bool{true, false} {
+		h := newHarness(t, threeCores2)
+		tk, t2, u := h.pinnedStart(0), h.pinnedStart(1), h.pinnedStart(2)
+		var w *Task
+		if withW {
+			w = h.pinnedStart(4)
+		}
+		tag(t, h.s, tk, t2)
+		tag(t, h.s, u)
+		if w != nil {
+			tag(t, h.s, w)
+		}
+		h.settle()
+		h.run(h.now + 300*ms)
+		se, _ := eevdf.NewEntity("C")
+		c, err := h.s.NewTask(se, WithParent(tk))
+		if err != nil {
+			t.Fatal(err)
+		}
+		free(c)
+		if c.Cookie() != tk.Cookie() {
+			t.Fatalf("C's cookie %d, want T's %d", c.Cookie(), tk.Cookie())
+		}
+		if got := h.s.WakeUpNew(c); got != 0 {
+			t.Errorf("W %v: C forked onto CPU %d, want 0", withW, got)
+		}
+		h.settle()
+		h.check()
+	}
+}
