@@ -104,6 +104,9 @@ func example1(t *testing.T, tickCore bool) (s *System, a, b *Task) {
 		t.Fatalf("B's cookie %d, want 2", c)
 	}
 	fork(t, s, a)
+	if got := s.Core(1).ZeroVruntimeFi; got != 0 {
+		t.Fatalf("CPU 1's zero_vruntime_fi %d before any pick there, want 0 (init_cfs_rq leaves it)", got)
+	}
 	advance(t, s, 200_000)
 	fork(t, s, b)
 	return s, a, b
@@ -463,6 +466,12 @@ func TestCoreSchedPrioLessClasses(t *testing.T) {
 	if !s.prioLess(a, 0, b, 1) || s.prioLess(b, 1, a, 0) {
 		t.Error("at 0.2 ms A should be below B")
 	}
+	// The snapshots normalise: with rq0's at Z + 1 ms, n(A) = −800,000
+	// against n(B) = 0, and B is the lower one.
+	s.core.cpus[0].zvFi += 1_000_000
+	if s.prioLess(a, 0, b, 1) || !s.prioLess(b, 1, a, 0) {
+		t.Error("with rq0's snapshot 1 ms later B should be below A")
+	}
 }
 
 // CS5, the spec's §9 example 2 (d): the snapshot update table on a root
@@ -511,6 +520,37 @@ func TestCoreSchedSnapshotsFrozenDuringForcedIdle(t *testing.T) {
 	}
 	if s.RQ(0).ZeroVruntime() == z {
 		t.Fatal("rq0's zero_vruntime never moved: the test shows nothing")
+	}
+}
+
+// CS5: a CPU forced idle at the start of a period keeps the snapshot of
+// the last full pick in which it ran a task for the whole period, even
+// when it runs again inside the period and its zero_vruntime has moved.
+// A runs alone from 0 (snapshot Z at its pick; its deadline renewal at
+// 1 ms moves zero_vruntime to Z + 1 ms); B (cookie 2) arrives at 2.2 ms
+// and starts a forced-idle period that never ends.
+func TestCoreSchedSnapshotKeptByTheIdledCPU(t *testing.T) {
+	s := newCoreSystem(t, oneCore2)
+	a, b := csTask(t, s, "A", 0, 0), csTask(t, s, "B", 1, 1)
+	tag(t, s, a)
+	tag(t, s, b)
+	fork(t, s, a)
+	advance(t, s, 2_200_000)
+	fork(t, s, b)
+	z := eevdfZ()
+	if s.Curr(0) != nil || s.RQ(0).ZeroVruntime() == z {
+		t.Fatalf("at 2.2 ms CPU 0 runs %v, rq0's zero_vruntime %d; want forced idle, moved", s.Curr(0), s.RQ(0).ZeroVruntime())
+	}
+	ranA := false
+	for now := uint64(3); now <= 60; now++ {
+		advance(t, s, now*ms)
+		ranA = ranA || s.Curr(0) == a
+		if got := s.Core(0).ZeroVruntimeFi; got != z {
+			t.Fatalf("at %d ms CPU 0's snapshot is Z%+d, want Z all through the period", now, int64(got-z))
+		}
+	}
+	if !ranA || s.Core(0).ForceIdleSeq != 1 {
+		t.Fatalf("A ran %v, forceidle_seq %d; the period should continue with A running", ranA, s.Core(0).ForceIdleSeq)
 	}
 }
 
