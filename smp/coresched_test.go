@@ -831,3 +831,28 @@ func TestCoreSchedExample5ForkPlacement(t *testing.T) {
 		h.check()
 	}
 }
+
+// CS14, the group skip alone: groups {2,3} (U, cookie 2, next to idle
+// CPU 3) and {4,5} (W, cookie 1, next to idle CPU 5) look equally idle,
+// and the first would win; the cookie skips {2,3}, so C (cookie 1) goes to
+// {4,5}, whose SMT level then gives it the idle CPU 5. Without the skip
+// no CPU of {2,3} matches and C would stay on CPU 0.
+func TestCoreSchedForkSkipsMismatchedGroup(t *testing.T) {
+	h := newHarness(t, threeCores2)
+	tk, t2, u, w := h.pinnedStart(0), h.pinnedStart(1), h.pinnedStart(2), h.pinnedStart(4)
+	tag(t, h.s, tk, t2, w)
+	tag(t, h.s, u)
+	h.settle()
+	h.run(h.now + 300*ms)
+	se, _ := eevdf.NewEntity("C")
+	c, err := h.s.NewTask(se, WithParent(tk))
+	if err != nil {
+		t.Fatal(err)
+	}
+	free(c)
+	if got := h.s.WakeUpNew(c); got != 5 {
+		t.Errorf("C forked onto CPU %d, want 5", got)
+	}
+	h.settle()
+	h.check()
+}
