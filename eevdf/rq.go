@@ -264,13 +264,17 @@ func (rq *CfsRq) NrRunning() int { return rq.nrRunning }
 // weights at full resolution.
 func (rq *CfsRq) Load() uint64 { return rq.loadWeight }
 
-// ZeroVruntime returns the reference point of the weighted sums.
+// ZeroVruntime returns zero_vruntime, the reference point of the weighted
+// sums: V as of the last avg_vruntime call, which this package makes at
+// the kernel's call sites only (see CfsPrioLess: core scheduling snapshots
+// it, so the moment of each move is observable).
 func (rq *CfsRq) ZeroVruntime() uint64 { return rq.zeroVruntime }
 
 // AvgVruntime returns V, the load-weighted average vruntime of the queued
 // entities (the running one if on_rq, delayed ones included), rounded
 // toward −∞. Like the kernel's avg_vruntime it moves the reference point
-// zero_vruntime to V, which changes no decision.
+// zero_vruntime to V, which changes no decision of this runqueue (core
+// scheduling's snapshots read it: CfsPrioLess).
 func (rq *CfsRq) AvgVruntime() uint64 { return rq.avgVruntime() }
 
 // V returns what AvgVruntime would return, without moving zero_vruntime.

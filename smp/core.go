@@ -426,9 +426,12 @@ func (s *System) cpuErr(cpu int) error {
 // task still current); with nothing to run, a newly idle balance, and a
 // pick again if it pulled; then put_prev/set_next if the pick changed. A
 // switch to the idle task records it for has_idle_cores and, in mode B,
-// stops the CPU's tick; a switch from it samples avg_idle. It returns the
-// task that runs now (nil: idle). For an id that is not a CPU it does
-// nothing and returns nil; Checked().Schedule reports it.
+// stops the CPU's tick; a switch from it samples avg_idle. Under core
+// scheduling it is the core-wide pick instead (pick_next_task's core
+// version, without newly idle balancing), which may reschedule the CPU's
+// SMT siblings (Resched lists them). It returns the task that runs now
+// (nil: idle). For an id that is not a CPU it does nothing and returns
+// nil; Checked().Schedule reports it.
 func (s *System) Schedule(cpu int) *Task {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil
@@ -518,7 +521,8 @@ func (s *System) exec(cpu int) (int, error) {
 }
 
 // Tick is sched_tick on cpu: task_tick_fair on the running task (charge,
-// PELT, the resched decision), then the balance trigger: the periodic
+// PELT, the resched decision; under core scheduling task_tick_core, then
+// the forced-idle accounting of sched_core_tick), then the balance trigger: the periodic
 // balance softirq when the CPU's next balance is due, and in mode B the
 // decision to kick an idle load balancer (which RunPending then runs). The
 // caller reschedules the CPU if its runqueue asks for it

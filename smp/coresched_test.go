@@ -2,6 +2,7 @@ package smp
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
@@ -855,4 +856,35 @@ func TestCoreSchedForkSkipsMismatchedGroup(t *testing.T) {
 	}
 	h.settle()
 	h.check()
+}
+
+// Two CPU hogs of different cookies on one SMT core share it by turns:
+// each time the runner has used half its slice while its sibling is
+// forced idle, task_tick_core reschedules it and the waiting cookie wins
+// the core-wide pick.
+func ExampleSystem_CoreCreate() {
+	top, _ := topology.Build(topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 1, ThreadsPerCore: 2})
+	s, _ := New(top)
+	var hogs []*Task
+	for cpu, name := range []string{"A", "B"} {
+		se, _ := eevdf.NewEntity(name)
+		t, _ := s.NewTask(se, WithCPU(cpu), WithAllowed(cpu))
+		_, _ = s.CoreCreate(t) // a cookie of its own
+		hogs = append(hogs, t)
+	}
+	s.WakeUpNew(hogs[0])
+	_ = s.Advance(200_000)
+	s.WakeUpNew(hogs[1])
+	_ = s.Advance(1_000_000_000)
+	for _, t := range hogs {
+		fmt.Printf("%s (cookie %d) ran %.1f ms\n", t, t.Cookie(), float64(t.Entity().SumExecRuntime())/1e6)
+	}
+	for cpu := range 2 {
+		fmt.Printf("CPU %d forced idle %.1f ms\n", cpu, float64(s.Core(cpu).ForcedIdleNs)/1e6)
+	}
+	// Output:
+	// A (cookie 1) ran 500.2 ms
+	// B (cookie 2) ran 499.8 ms
+	// CPU 0 forced idle 499.8 ms
+	// CPU 1 forced idle 500.0 ms
 }

@@ -637,7 +637,8 @@ func (s *System) reschedScan() []int {
 // System's back, is reported); and that every task is where the System
 // believes it is — a queued or running task on its task_cpu's runqueue, a
 // sleeping one nowhere (or still queued there, delayed), a dead or new one
-// nowhere. Its cost is linear in the tasks.
+// nowhere; and, under core scheduling, the core invariants (checkCore).
+// Its cost is linear in the tasks.
 func (s *System) Check() error {
 	for i := range s.cpus {
 		if err := s.cpus[i].rq.Check(); err != nil {
