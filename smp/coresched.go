@@ -317,7 +317,8 @@ func (s *System) coreGet() {
 }
 
 // cookiePut drops a reference to c; the last one frees it (sched_core_put:
-// the last live cookie switches core scheduling off, at once in the model).
+// the last live cookie switches core scheduling off, at once in the model,
+// and pending sibling picks are forgotten).
 func (s *System) cookiePut(c Cookie) {
 	s.core.refs[c]--
 	if s.core.refs[c] > 0 {
@@ -326,6 +327,11 @@ func (s *System) cookiePut(c Cookie) {
 	s.core.live--
 	if s.core.live == 0 {
 		s.core.on = false
+		// A sibling's pick not yet consumed is dropped: the plain pick
+		// never reads it, and a later enable must not find it.
+		for i := range s.core.cpus {
+			s.core.cpus[i].pick, s.core.cpus[i].pickSet = nil, false
+		}
 	}
 }
 
@@ -563,8 +569,12 @@ func (s *System) coreInstall(cpu int, next *Task, prevIdle bool) *Task {
 	}
 	if next == nil && rq.NrRunning() > 0 {
 		c.forced, c.forcedSince = true, s.now
-		if s.coreOf(cpu).fiCount > 0 && s.coreOf(cpu).cookie != 0 {
-			s.coreBalance(cpu)
+		if s.coreOf(cpu).fiCount > 0 && s.coreOf(cpu).cookie != 0 && s.coreBalance(cpu) {
+			// The stolen task is queued here and the CPU asked to
+			// reschedule: its idle loop re-picks at once, before any
+			// other CPU can act (a forced-idle CPU elsewhere could
+			// otherwise steal the task back before it ever ran).
+			return s.coreSchedule(cpu, true)
 		}
 	}
 	if next == nil {
@@ -575,12 +585,12 @@ func (s *System) coreInstall(cpu int, next *Task, prevIdle bool) *Task {
 
 // coreBalance is sched_core_balance on a CPU just forced idle: each
 // domain bottom-up, until a steal succeeds or the CPU is asked to
-// reschedule.
-func (s *System) coreBalance(cpu int) {
+// reschedule. It reports a steal.
+func (s *System) coreBalance(cpu int) bool {
 	rq := s.cpus[cpu].rq
 	for _, sd := range s.top.Domains(cpu) {
 		if rq.NeedResched() {
-			return
+			return false
 		}
 		span := sd.Span()
 		start := cpu + 1
@@ -589,13 +599,14 @@ func (s *System) coreBalance(cpu int) {
 				continue
 			}
 			if rq.NeedResched() {
-				return
+				return false
 			}
 			if s.tryStealCookie(cpu, i) {
-				return
+				return true
 			}
 		}
 	}
+	return false
 }
 
 // tryStealCookie is try_steal_cookie: the first task of dst's core cookie
@@ -791,8 +802,9 @@ func (s *System) checkCore() error {
 					return fmt.Errorf("core of CPU %d: CPU %d runs cookie %d next to cookie %d", i, j, t.core.cookie, cookie)
 				}
 				cookie, any = t.core.cookie, true
-			} else if rq.NrRunning() > 0 && cs.cpus[j].forced && k.fiCount == 0 {
-				return fmt.Errorf("core of CPU %d: CPU %d forced idle without a forced-idle count", i, j)
+			} else if rq.NrRunnable() > 0 && (!cs.cpus[j].forced || k.fiCount == 0) {
+				return fmt.Errorf("core of CPU %d: CPU %d idle with tasks queued, forced %v, forced-idle count %d",
+					i, j, cs.cpus[j].forced, k.fiCount)
 			}
 		}
 	}
