@@ -383,8 +383,11 @@ func (rq *CfsRq) Load() uint64 {
 	return rq.loadWeight
 }
 
-// ZeroVruntime returns the reference point of the weighted sums: with
-// KernelV618 that kernel's cfs_rq->min_vruntime.
+// ZeroVruntime returns zero_vruntime, the reference point of the weighted
+// sums (with KernelV618 that kernel's cfs_rq->min_vruntime): V as of the
+// last avg_vruntime call, which this package makes at the kernel's call
+// sites only (see CfsPrioLess: core scheduling snapshots it, so the moment
+// of each move is observable).
 func (rq *CfsRq) ZeroVruntime() uint64 {
 	if rq == nil {
 		return 0
@@ -395,7 +398,8 @@ func (rq *CfsRq) ZeroVruntime() uint64 {
 // AvgVruntime returns V, the load-weighted average vruntime of the queued
 // entities (the running one if on_rq, delayed ones included), rounded
 // toward −∞. Like the kernel's avg_vruntime it moves the reference point
-// zero_vruntime to V, which changes no decision.
+// zero_vruntime to V, which changes no decision of this runqueue (core
+// scheduling's snapshots read it: CfsPrioLess).
 func (rq *CfsRq) AvgVruntime() uint64 {
 	if rq == nil {
 		return 0

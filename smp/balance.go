@@ -454,6 +454,9 @@ func (s *System) taskHot(p *Task, env *lbEnv) bool {
 	if s.feat.Has(features.CacheHotBuddy) && s.cpus[env.dstCPU].rq.NrRunning() > 0 && src.NextBuddy() == p.se {
 		return true
 	}
+	if !s.coreCookieMatch(env.dstCPU, p) {
+		return true // a core running another cookie: keep the task (core scheduling)
+	}
 	delta := int64(src.Clock() - p.se.ExecStart())
 	return delta < topology.MigrationCost
 }

@@ -247,6 +247,7 @@ func (s *System) wakeUpNew(t *Task) (int, error) {
 	if err := rq.Enqueue(t.se, eevdf.EnqueueInitial); err != nil {
 		return -1, err // a fresh entity enqueues
 	}
+	s.coreEnqueue(cpu, t)
 	s.addNrRunning(cpu, before)
 	t.state = taskRunnable
 	rq.WakeupPreempt(t.se, wf)
@@ -316,6 +317,7 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	if t.se.OnRq() {
 		rq := s.rq(t.cpu)
 		_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
+		s.coreEnqueue(t.cpu, t)
 		if rq.Curr() != t.se {
 			rq.WakeupPreempt(t.se, wf)
 			s.markResched(t.cpu)
@@ -343,6 +345,7 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	rq := s.rq(cpu)
 	before := rq.NrRunning()
 	_ = rq.Enqueue(t.se, ef) // a sleeping task enqueues
+	s.coreEnqueue(cpu, t)
 	s.addNrRunning(cpu, before)
 	rq.WakeupPreempt(t.se, wf)
 	s.markResched(cpu)
@@ -359,6 +362,7 @@ func (s *System) Block(cpu int) error {
 		return err
 	}
 	was := s.schedIdleRq(cpu)
+	s.coreDequeue(cpu, t, false)
 	if _, err := s.rq(cpu).Dequeue(t.se, eevdf.DequeueSleep); err != nil {
 		return err
 	}
@@ -388,12 +392,14 @@ func (s *System) Exit(cpu int) error {
 	}
 	rq := s.rq(cpu)
 	was := s.schedIdleRq(cpu)
+	s.coreDequeue(cpu, t, false)
 	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep|eevdf.DequeueSpecial); err != nil {
 		return err
 	}
 	s.dequeued(cpu, was)
 	t.state = taskDead
 	s.schedule(cpu, false)
+	s.coreFree(t) // the task is freed after its last switch
 	return rq.RemoveLoadAvg(t.se)
 }
 
@@ -420,9 +426,12 @@ func (s *System) cpuErr(cpu int) error {
 // task still current); with nothing to run, a newly idle balance, and a
 // pick again if it pulled; then put_prev/set_next if the pick changed. A
 // switch to the idle task records it for has_idle_cores and, in mode B,
-// stops the CPU's tick; a switch from it samples avg_idle. It returns the
-// task that runs now (nil: idle). For an id that is not a CPU it does
-// nothing and returns nil; Checked().Schedule reports it.
+// stops the CPU's tick; a switch from it samples avg_idle. Under core
+// scheduling it is the core-wide pick instead (pick_next_task's core
+// version, without newly idle balancing), which may reschedule the CPU's
+// SMT siblings (Resched lists them). It returns the task that runs now
+// (nil: idle). For an id that is not a CPU it does nothing and returns
+// nil; Checked().Schedule reports it.
 func (s *System) Schedule(cpu int) *Task {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil
@@ -443,6 +452,9 @@ func (s *System) scheduleCPU(cpu int) *Task {
 // schedule is Schedule with the previous task's kind given: prevIdle says
 // the idle task ran (after the CPU stopper ran, neither did).
 func (s *System) schedule(cpu int, prevIdle bool) *Task {
+	if s.core.on {
+		return s.coreSchedule(cpu, prevIdle)
+	}
 	rq := s.rq(cpu)
 	next := s.pickTask(cpu)
 	for next == nil && s.newidleBalance(cpu) > 0 {
@@ -509,7 +521,8 @@ func (s *System) exec(cpu int) (int, error) {
 }
 
 // Tick is sched_tick on cpu: task_tick_fair on the running task (charge,
-// PELT, the resched decision), then the balance trigger: the periodic
+// PELT, the resched decision; under core scheduling task_tick_core, then
+// the forced-idle accounting of sched_core_tick), then the balance trigger: the periodic
 // balance softirq when the CPU's next balance is due, and in mode B the
 // decision to kick an idle load balancer (which RunPending then runs). The
 // caller reschedules the CPU if its runqueue asks for it
@@ -530,6 +543,12 @@ func (s *System) tick(cpu int) {
 	rq := s.rq(cpu)
 	if rq.Curr() != nil {
 		rq.Tick()
+		if s.core.on {
+			s.taskTickCore(cpu)
+		}
+	}
+	if s.core.on {
+		s.coreTick(cpu)
 	}
 	s.tickBalance(cpu)
 	if s.nohz == NohzIdle && s.idleCPU(cpu) && rq.NrRunning() == 0 {

@@ -56,11 +56,20 @@
 // (the CPU stopper's push), nohz.go, groups.go (task groups on a System),
 // rng.go (sched_rng), conserve.go (the
 // work-conservation accounting, Conservation, which observes and decides
-// nothing).
+// nothing), coresched.go (core scheduling).
+//
+// Core scheduling (KERNEL-SPEC-CORESCHED) is on while any cookie lives
+// (CoreCreate, CoreShare, WithCookie; a child inherits its parent's):
+// every CPU then picks core-wide among the SMT threads of its core
+// (Schedule), a task alone next to a forced-idle sibling is rescheduled
+// after half a slice (Tick), a CPU forced idle steals a task of its core's
+// cookie, newly idle balancing never runs, and the idle scan, the fork and
+// exec slow path and task_hot test cookies. Core reports the per-core and
+// per-CPU state. With no cookie the System is exactly the one without.
 //
 // The modelled machine is the symmetric one of KERNEL-SPEC-SMP §0: every CPU
 // of capacity 1024, one NUMA node, no energy model, no asymmetric packing, no
-// uclamp, no NUMA balancing, no bandwidth control, no core scheduling, no
+// uclamp, no NUMA balancing, no bandwidth control, no
 // RT or deadline tasks, no IRQ or steal time, every CPU active; the
 // branches those features select are taken as the spec says. The
 // remote-wakeup queue, IPIs and the CPU stopper act at once (§7.3), and

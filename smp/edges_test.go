@@ -389,6 +389,9 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 			}
 		},
 	}
+	for name, tc := range coreBadInputCases(s, newTask, wantErr, running, dead, foreign) {
+		cases[name] = tc
+	}
 	// Methods without input: called, they must not panic or fail.
 	for _, name := range []string{"System.Topology", "System.NumCPUs", "System.Features", "System.Nohz",
 		"System.Clock", "System.Jiffies", "System.Overloaded", "System.Tasks", "System.Stats",

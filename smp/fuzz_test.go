@@ -1,6 +1,7 @@
 package smp
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -11,13 +12,15 @@ import (
 
 // FuzzSystem drives a System on a machine chosen by the input with random
 // forks, wakeups (by a task or a timer, sync or not), blocks, exits, execs,
-// ticks and time steps, under random feature sets and both tick modes, in
-// the serial order a simulator uses, and checks every invariant (each
-// runqueue's, and every task's place) after every step. With bit 2 of the
-// third byte set the machine has task groups (a nested pair and a sibling,
-// in a share mode the input picks): forks land in them, and some execs
-// become cpu.weight writes, cpu.idle toggles and moves between groups;
-// Check then also verifies tg->load_avg and the leaf lists.
+// ticks and time steps, core-scheduling cookies (made, shared, dropped,
+// inherited by children), under random feature sets and both tick modes,
+// in the serial order a simulator uses, and checks every invariant (each
+// runqueue's, every task's place, the core-scheduling ones) after every
+// step. With bit 2 of the third byte set the machine has task groups (a
+// nested pair and a sibling, in a share mode the input picks): forks land
+// in them, and some execs become cpu.weight writes, cpu.idle toggles and
+// moves between groups; Check then also verifies tg->load_avg and the leaf
+// lists.
 func FuzzSystem(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{1, 2, 3, 0, 0, 0, 1, 1, 1, 5, 5, 5, 6, 6, 6, 9, 9, 9, 9, 9})
@@ -25,6 +28,9 @@ func FuzzSystem(f *testing.F) {
 	f.Add([]byte{3, 255, 7, 0, 4, 0, 4, 1, 2, 1, 2, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
 	f.Add([]byte{1, 0, 4, 0, 1, 0, 2, 0, 3, 0, 0x85, 9, 9, 5, 0x80, 9, 0, 5, 0x83, 5, 0x8b, 9, 9, 3, 1, 2, 1, 5, 0x86, 9, 9, 9, 9})
 	f.Add([]byte{3, 0, 0x1c, 0, 2, 0, 3, 0, 5, 0, 6, 9, 9, 9, 9, 5, 0x92, 5, 0x95, 9, 1, 9, 3, 0, 3, 1, 9, 9, 5, 0x81, 9, 9})
+	// Core scheduling: cookies on SMT machines.
+	f.Add([]byte{2, 0, 0, 0, 0, 0, 1, 0, 2, 0, 3, 4, 1, 4, 5, 9, 0, 9, 1, 4, 3, 9, 0, 9, 1, 9, 0, 4, 6, 9, 0, 3, 1, 9, 0, 4, 9, 9, 1})
+	f.Add([]byte{3, 4, 1, 0, 0, 0, 0, 0, 1, 0, 2, 0, 5, 4, 1, 4, 1, 4, 5, 9, 0, 9, 0, 4, 3, 4, 7, 9, 1, 9, 0, 1, 2, 9, 0, 4, 2, 9, 0, 9, 1})
 	f.Fuzz(runFuzzSystem)
 }
 
@@ -151,12 +157,20 @@ func runFuzzSystem(t *testing.T, data []byte) {
 					}
 					step("block")
 				}
-			case 4: // a running task exits (rarely)
-				if arg%4 == 0 && s.Curr(arg%n) != nil {
-					if err := s.Exit(arg % n); err != nil {
-						t.Fatal(err)
+			case 4: // a running task exits (rarely), or a cookie operation
+				switch arg % 4 {
+				case 0:
+					if s.Curr(arg%n) != nil {
+						if err := s.Exit(arg % n); err != nil {
+							t.Fatal(err)
+						}
+						step("exit")
 					}
-					step("exit")
+				case 1, 2, 3:
+					if len(tasks) > 0 && len(tasks) < 24 {
+						tasks = fuzzCookieOp(t, s, tasks, arg)
+						step("cookie")
+					}
 				}
 			case 5: // exec, or with groups sometimes a group write or move
 				if grouped && arg&0x80 != 0 {
@@ -205,4 +219,45 @@ func runFuzzSystem(t *testing.T, data []byte) {
 			}
 		}
 	}
+}
+
+// fuzzCookieOp is one core-scheduling operation of FuzzSystem, chosen by
+// arg: a new cookie for one or two tasks, a task given another's cookie (or
+// 0), or a child forked from a task (inheriting its cookie). On a machine
+// without SMT the prctls fail with ErrNoSMT and change nothing.
+func fuzzCookieOp(t *testing.T, s *System, tasks []*Task, arg int) []*Task {
+	a, b := tasks[(arg/4)%len(tasks)], tasks[(arg/16)%len(tasks)]
+	var err error
+	switch arg % 4 {
+	case 1:
+		if !a.Dead() && !b.Dead() {
+			_, err = s.CoreCreate(a, b)
+		}
+	case 2:
+		if !b.Dead() {
+			c := a.Cookie()
+			if arg&0x80 != 0 {
+				c = 0
+			}
+			err = s.CoreShare(c, b)
+		}
+	case 3:
+		if a.Dead() {
+			return tasks
+		}
+		se, _ := eevdf.NewEntity(fmt.Sprintf("t%d", len(tasks)))
+		child, err := s.NewTask(se, WithParent(a))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if child.Cookie() != a.Cookie() {
+			t.Fatalf("child of %s has cookie %d, want %d", a, child.Cookie(), a.Cookie())
+		}
+		s.WakeUpNew(child)
+		return append(tasks, child)
+	}
+	if err != nil && !(errors.Is(err, ErrNoSMT) && !s.Topology().SMTActive()) {
+		t.Fatal(err)
+	}
+	return tasks
 }

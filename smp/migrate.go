@@ -34,6 +34,7 @@ func (s *System) detachTask(t *Task, dst int) {
 	// The caller only detaches queued tasks that do not run.
 	src := t.cpu
 	was := s.schedIdleRq(src)
+	s.coreDequeue(src, t, false)
 	_ = s.rq(src).DetachTask(t.se)
 	s.dequeued(src, was) // deactivate_task is a dequeue like any other
 	s.moved(t, dst)
@@ -46,6 +47,7 @@ func (s *System) attachTask(t *Task) {
 	rq := s.rq(t.cpu)
 	before := rq.NrRunning()
 	_ = rq.Enqueue(t.se, eevdf.EnqueueMigrated)
+	s.coreEnqueue(t.cpu, t)
 	s.addNrRunning(t.cpu, before)
 	rq.WakeupPreempt(t.se, 0)
 	s.markResched(t.cpu)

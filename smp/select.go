@@ -365,7 +365,7 @@ func (s *System) selectIdleCPU(p *Task, sd *topology.Domain, hasIdleCore bool, t
 		if nr <= 0 {
 			return -1, false
 		}
-		if s.chooseIdleCPU(c, p) {
+		if s.chooseIdleCPU(c, p) && s.cpuCookieMatch(c, p) { // __select_idle_cpu
 			idleCPU = c
 			break
 		}

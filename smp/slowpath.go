@@ -166,7 +166,7 @@ func (s *System) findDstGroup(sd *topology.Domain, p *Task, this int) *topology.
 	var idlestSt, localSt sgStats
 	for k := 0; k < sd.NumGroups(); k++ {
 		g := sd.Group(k)
-		if !g.Span().Intersects(p.allowed) {
+		if !g.Span().Intersects(p.allowed) || !s.groupCookieMatch(g, p) {
 			continue
 		}
 		st := s.updateSgWakeupStats(sd, g, p)
@@ -225,6 +225,9 @@ func (s *System) findDstGroupCPU(g *topology.Group, p *Task, this int) int {
 	leastLoaded, shallowest := this, -1
 	span := g.Span()
 	for i := span.FirstAnd(p.allowed); i >= 0; i = span.NextAnd(i, p.allowed) {
+		if !s.coreCookieMatch(i, p) {
+			continue
+		}
 		if s.chooseSchedIdleRq(i, p) {
 			return i
 		}

@@ -10,6 +10,9 @@ package smp
 // empty queue this is schedule's own path (a newly idle balance, a pick
 // again if it pulled).
 func (s *System) scheduleAfterStop(cpu int) *Task {
+	if s.core.on {
+		return s.coreSchedule(cpu, false)
+	}
 	rq := s.rq(cpu)
 	if rq.NrRunning() == 0 {
 		return s.schedule(cpu, false)

@@ -247,6 +247,8 @@ type System struct {
 	resched     *topology.Mask // CPUs asked to reschedule by the System's operations
 	reschedAny  bool           // resched has members (it is set since its last Reset)
 	reschedList []int          // Resched's result, reused
+
+	core coreSched // core scheduling (coresched.go)
 }
 
 // cpuState is one CPU: its runqueue and the per-rq fields the fair class
@@ -627,7 +629,8 @@ func (s *System) reschedScan() []int {
 // nowhere. With task groups, each group's tg->load_avg and
 // tg->runnable_avg equal the sums of what its queues published on every
 // CPU, and each CPU's leaf list keeps the kernel's order rules (eevdf's
-// Check). Its cost is linear in the tasks and the groups × CPUs.
+// Check); under core scheduling, the core invariants hold (checkCore).
+// Its cost is linear in the tasks and the groups × CPUs.
 func (s *System) Check() error {
 	for i := range s.cpus {
 		if err := s.cpus[i].rq.Check(); err != nil {
@@ -643,6 +646,9 @@ func (s *System) Check() error {
 		}
 	}
 	if err := s.checkGroups(); err != nil {
+		return err
+	}
+	if err := s.checkCore(); err != nil {
 		return err
 	}
 	return s.checkConservation()

@@ -62,6 +62,8 @@ type Task struct {
 	migrations uint64 // se.nr_migrations
 	placed     Rule   // the rule of the last placement
 	data       any
+
+	core coreTask // core scheduling (coresched.go)
 }
 
 // TaskOption configures NewTask.
@@ -71,6 +73,9 @@ type taskConfig struct {
 	cpu     int
 	parent  *Task
 	allowed []int
+
+	cookie    Cookie // WithCookie
+	cookieSet bool
 }
 
 // WithCPU sets the CPU the task is made on (sched_fork's __set_task_cpu to
@@ -158,6 +163,9 @@ func (s *System) NewTask(se *eevdf.SchedEntity, opts ...TaskOption) (*Task, erro
 	t.nrAllowed = t.allowed.Weight()
 	if c.parent != nil {
 		t.wakee = c.parent.wakee
+	}
+	if err := s.forkCookie(t, &c); err != nil {
+		return nil, err
 	}
 	se.SetData(t)
 	s.tasks = append(s.tasks, t)
