@@ -3,6 +3,7 @@ package scenario
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -224,17 +225,17 @@ func (p *parser) parseTask(ws []word) error {
 		vcol := w.col + len(key) + 1
 		switch key {
 		case "nice":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
-				return p.errAt(vcol, "nice %q outside %d..%d", val, eevdf.MinNice, eevdf.MaxNice)
+			n, msg := rangedInt("nice", val, eevdf.MinNice, eevdf.MaxNice)
+			if msg != "" {
+				return p.errAt(vcol, "%s", msg)
 			}
-			t.Nice = n
+			t.Nice = int(n)
 		case "weight":
-			n, err := strconv.ParseUint(val, 10, 64)
-			if err != nil || n == 0 || n > eevdf.MaxWeight {
-				return p.errAt(vcol, "weight %q outside 1..%d", val, eevdf.MaxWeight)
+			n, msg := rangedInt("weight", val, 1, eevdf.MaxWeight)
+			if msg != "" {
+				return p.errAt(vcol, "%s", msg)
 			}
-			t.Weight, t.hasWeight = n, true
+			t.Weight, t.hasWeight = uint64(n), true
 		case "slice":
 			n, err := strconv.ParseUint(val, 10, 64)
 			if err != nil {
@@ -369,11 +370,11 @@ func (p *parser) parseOp(ws []word) error {
 	}
 	switch kind {
 	case OpRenice:
-		n, err := strconv.Atoi(args[1].s)
-		if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
-			return p.errAt(args[1].col, "nice %q outside %d..%d", args[1].s, eevdf.MinNice, eevdf.MaxNice)
+		n, msg := rangedInt("nice", args[1].s, eevdf.MinNice, eevdf.MaxNice)
+		if msg != "" {
+			return p.errAt(args[1].col, "%s", msg)
 		}
-		op.Arg = int64(n)
+		op.Arg = n
 	case OpSlice:
 		n, err := strconv.ParseUint(args[1].s, 10, 63)
 		if err != nil {
@@ -534,4 +535,19 @@ func (p *parser) closeHeader() error {
 		p.sc.HasGroups = true
 	}
 	return nil
+}
+
+// rangedInt parses val, the value of the attribute what, as a decimal
+// integer in lo..hi. The message is empty on success; otherwise it says
+// that val is not a number or is out of range, the two mistakes a reader
+// fixes differently. Both scenario languages use it, so their errors agree.
+func rangedInt(what, val string, lo, hi int64) (int64, string) {
+	n, err := strconv.ParseInt(val, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrSyntax):
+		return 0, fmt.Sprintf("%s %q is not a number", what, val)
+	case err != nil || n < lo || n > hi:
+		return 0, fmt.Sprintf("%s %q outside %d..%d", what, val, lo, hi)
+	}
+	return n, ""
 }

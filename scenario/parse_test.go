@@ -74,6 +74,8 @@ func TestParseErrors(t *testing.T) {
 		{"nice and weight", "task A nice=1 weight=5\n", "x:1:6: task A: nice= and weight= exclude each other"},
 		{"idle with weight", "task A weight=5 policy=idle\n", "x:1:6: task A: weight= with policy=idle"},
 		{"weight 0", "task A weight=0\n", "x:1:15: weight \"0\" outside 1.."},
+		{"nice not a number", "task A nice=abc\n", "x:1:13: nice \"abc\" is not a number"},
+		{"renice not a number", "task A\n0 renice A x5\n", "x:2:12: nice \"x5\" is not a number"},
 		{"bad attribute", "task A prio=3\n", "x:1:8: unknown task attribute \"prio\""},
 		{"bad policy", "task A policy=fifo\n", "x:1:15: policy \"fifo\""},
 		{"unknown statement", "tsk A\n", "x:1:1: unknown statement \"tsk\""},

@@ -329,17 +329,17 @@ func (p *smpParser) parseTask(ws []word) error {
 		vcol := w.col + len(key) + 1
 		switch key {
 		case "nice":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
-				return p.errAt(vcol, "nice %q outside %d..%d", val, eevdf.MinNice, eevdf.MaxNice)
+			n, msg := rangedInt("nice", val, eevdf.MinNice, eevdf.MaxNice)
+			if msg != "" {
+				return p.errAt(vcol, "%s", msg)
 			}
-			t.Nice = n
+			t.Nice = int(n)
 		case "weight":
-			n, err := strconv.ParseUint(val, 10, 64)
-			if err != nil || n == 0 || n > eevdf.MaxWeight {
-				return p.errAt(vcol, "weight %q outside 1..%d", val, eevdf.MaxWeight)
+			n, msg := rangedInt("weight", val, 1, eevdf.MaxWeight)
+			if msg != "" {
+				return p.errAt(vcol, "%s", msg)
 			}
-			t.Weight = n
+			t.Weight = uint64(n)
 		case "slice":
 			n, err := strconv.ParseUint(val, 10, 64)
 			if err != nil {
