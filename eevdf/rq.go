@@ -33,7 +33,8 @@ type CfsRq struct {
 	backend       Backend
 	kernel        Kernel
 
-	clock uint64 // rq_clock_task
+	clock uint64    // rq_clock_task
+	pc    peltClock // the PELT clock below capacity 1024 (peltclock.go)
 
 	curr *SchedEntity // cfs_rq->curr (and h_curr: equal on a flat queue)
 	next *SchedEntity // the next buddy
@@ -218,6 +219,9 @@ func (rq *CfsRq) Backend() Backend { return rq.backend }
 func (rq *CfsRq) SetClock(now uint64) error {
 	if now < rq.clock {
 		return rq.errClockBackwards(now)
+	}
+	if rq.pc.capacity != 0 {
+		rq.advancePELTClock(now)
 	}
 	rq.clock = now
 	return nil
