@@ -422,8 +422,8 @@ func (s *System) findSrcRq(env *lbEnv, g *topology.Group) int {
 			if nr == 1 && load > uint64(env.imbalance) {
 				continue
 			}
-			if load*bestCap > bestLoad*capacity {
-				bestLoad, bestCap, busiest = load, capacity, i
+			if c := s.capacityOf(i); load*bestCap > bestLoad*c {
+				bestLoad, bestCap, busiest = load, c, i
 			}
 		case migrateUtil:
 			util := s.cpuUtilCfsBoost(i)

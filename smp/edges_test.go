@@ -359,6 +359,16 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 			wantErr(t, "Yield(idle)", err, ErrIdle, "CPU 3")
 		},
 		"System.RunStoppers": func(t *testing.T) { s.RunStoppers() },
+		"System.CPUCapacity": func(t *testing.T) {
+			if s.CPUCapacity(-1) != 0 || s.CPUCapacity(n) != 0 || s.CPUCapacity(0) != 1024 {
+				t.Errorf("CPUCapacity(-1, N, 0) = %d, %d, %d", s.CPUCapacity(-1), s.CPUCapacity(n), s.CPUCapacity(0))
+			}
+		},
+		"Task.MaxAllowedCapacity": func(t *testing.T) {
+			if nilTask.MaxAllowedCapacity() != 0 || running.MaxAllowedCapacity() != 1024 {
+				t.Errorf("MaxAllowedCapacity: nil %d, running %d", nilTask.MaxAllowedCapacity(), running.MaxAllowedCapacity())
+			}
+		},
 	}
 	// Methods without input: called, they must not panic or fail.
 	for _, name := range []string{"System.Topology", "System.NumCPUs", "System.Features", "System.Nohz",

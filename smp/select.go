@@ -265,12 +265,12 @@ func (s *System) wakeAffineLoads(sd *topology.Domain, p *Task, this, prev int, s
 	if s.feat.Has(features.WABias) {
 		thisEff *= 100
 	}
-	thisEff *= capacity // capacity_of(prev)
+	thisEff *= int64(s.capacityOf(prev))
 	prevEff = int64(s.cpuLoad(prev)) - taskLoad
 	if s.feat.Has(features.WABias) {
 		prevEff *= 100 + (int64(sd.ImbalancePct())-100)/2
 	}
-	prevEff *= capacity // capacity_of(this)
+	prevEff *= int64(s.capacityOf(this))
 	if sync {
 		prevEff++
 	}

@@ -244,6 +244,9 @@ type System struct {
 	scratch *topology.Mask // select_idle_cpu's per-CPU select_rq_mask
 	stats   Stats
 
+	caps []uint64 // per CPU: capacity_of (fits.go)
+	asym bool     // sched_asym_cpucap_active()
+
 	resched     *topology.Mask // CPUs asked to reschedule by the System's operations
 	reschedAny  bool           // resched has members (it is set since its last Reset)
 	reschedList []int          // Resched's result, reused
@@ -371,8 +374,13 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		eevdf.WithScaledBaseSlice(c.baseSlice, n),
 		eevdf.WithTickNsec(c.tickNsec),
 	}
+	s.initCapacities(t)
 	for i := range s.cpus {
-		rq, err := eevdf.NewCfsRq(append(base[:len(base):len(base)], c.rqOpts...)...)
+		opts := base[:len(base):len(base)]
+		if o := s.rqCapacityOption(i); o != nil {
+			opts = append(opts, o)
+		}
+		rq, err := eevdf.NewCfsRq(append(opts, c.rqOpts...)...)
 		if err != nil {
 			return nil, fmt.Errorf("smp: CPU %d: %w", i, err)
 		}
