@@ -444,12 +444,16 @@ func (s *System) scheduleCPU(cpu int) *Task {
 // the idle task ran (after the CPU stopper ran, neither did).
 func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	rq := s.rq(cpu)
+	prev := rq.Curr()
 	next := s.pickTask(cpu)
 	for next == nil && s.newidleBalance(cpu) > 0 {
 		next = s.pickTask(cpu)
 	}
 	if next != nil {
 		_ = rq.SetNext(next) // a pick is never delayed
+		if next != prev {
+			s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
+		}
 	} else {
 		rq.PutPrev()
 	}
@@ -530,6 +534,7 @@ func (s *System) tick(cpu int) {
 	rq := s.rq(cpu)
 	if rq.Curr() != nil {
 		rq.Tick()
+		s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
 	}
 	s.tickBalance(cpu)
 	if s.nohz == NohzIdle && s.idleCPU(cpu) && rq.NrRunning() == 0 {

@@ -274,6 +274,8 @@ type cpuState struct {
 	// a blocked-load update that finds the queue empty and fully decayed.
 	leaf bool
 
+	misfitTaskLoad uint64 // rq->misfit_task_load (misfit.go)
+
 	stopped       bool   // the CPU stopper preempted the running task; __schedule is due
 	nextBalance   uint64 // rq->next_balance (jiffies)
 	idleBalance   bool   // rq->idle_balance: idle_cpu at the last tick
