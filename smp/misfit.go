@@ -1,6 +1,10 @@
 package smp
 
-import "github.com/schedmodel/fairclass/topology"
+import (
+	"fmt"
+
+	"github.com/schedmodel/fairclass/topology"
+)
 
 // Misfit tasks (KERNEL-SPEC-ASYM §5, §7): a CPU running a task too big for
 // it records the task's load in rq->misfit_task_load, which the balancer
@@ -87,4 +91,32 @@ func (s *System) wakeupMisfitLoad(g *topology.Group, p *Task) uint64 {
 		}
 	}
 	return 1
+}
+
+// checkCapacities is System.Check's part for capacities and misfits: every
+// runqueue has its CPU's capacity (and 1024 on a symmetric machine); every
+// task's max_allowed_capacity is that of its allowed CPUs; no CPU has a
+// misfit on a symmetric machine, and on an asymmetric one only a CPU below
+// the largest capacity can (a task on the largest CPU it may use is never
+// a misfit).
+func (s *System) checkCapacities() error {
+	for i := range s.cpus {
+		c := s.capacityOf(i)
+		if got := s.cpus[i].rq.Capacity(); got != c || c != s.top.CPUCapacity(i) {
+			return fmt.Errorf("CPU %d: runqueue capacity %d, capacity_of %d, topology %d", i, got, c, s.top.CPUCapacity(i))
+		}
+		if m := s.cpus[i].misfitTaskLoad; m != 0 && (!s.asym || c >= topology.CapacityScale) {
+			return fmt.Errorf("CPU %d of capacity %d has misfit_task_load %d (asymmetric %v)", i, c, m, s.asym)
+		}
+	}
+	for _, t := range s.tasks {
+		want := uint64(topology.CapacityScale)
+		if s.asym {
+			want = s.top.MaxAllowedCapacity(t.allowed)
+		}
+		if t.maxAllowedCap != want {
+			return fmt.Errorf("task %s: max_allowed_capacity %d, want %d", t, t.maxAllowedCap, want)
+		}
+	}
+	return nil
 }

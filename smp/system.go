@@ -660,6 +660,9 @@ func (s *System) Check() error {
 			return err
 		}
 	}
+	if err := s.checkCapacities(); err != nil {
+		return err
+	}
 	return s.checkConservation()
 }
 
