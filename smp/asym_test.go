@@ -258,7 +258,7 @@ func TestAsymClassifyAndPick(t *testing.T) {
 // use only CPU 0, or only little CPUs, never do.
 func TestMisfitStatus(t *testing.T) {
 	h := newPresetHarness(t, "rb5")
-	pinned := h.pinnedStart(1)                           // allowed {1}: nr_cpus_allowed 1
+	pinned := h.pinnedStart(1)                          // allowed {1}: nr_cpus_allowed 1
 	littleOnly := h.taskWith(2, nil, WithAllowed(2, 3)) // max_allowed_capacity 284
 	if cpu := h.s.WakeUpNew(littleOnly); cpu != 2 && cpu != 3 {
 		t.Fatalf("little-only task forked on %d", cpu)
