@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/topology"
 )
 
@@ -305,8 +306,77 @@ func TestMisfitStatus(t *testing.T) {
 	if p.CPU() != 7 {
 		t.Fatalf("the misfit went to CPU %d, the only bigger CPU it may use is 7", p.CPU())
 	}
+	// The gold CPUs saw the misfit but could not take it (not allowed
+	// there): a misfit failure is not counted (§7.8).
+	for _, c := range []int{4, 5, 6} {
+		if d := h.s.dom(h.s.top.Base(c)); d.nrBalanceFailed != 0 {
+			t.Errorf("CPU %d: nr_balance_failed %d", c, d.nrBalanceFailed)
+		}
+	}
 	h.run(h.now + 2*h.s.tickNsec)
 	if h.s.MisfitTaskLoad(7) != 0 {
 		t.Errorf("CPU 7 flags the task that is on its biggest allowed CPU")
+	}
+}
+
+// §1.5: cpu_util never exceeds the CPU's own capacity. A hog pinned to
+// little CPU 0 drives the queue's util_avg towards 1024 (its PELT clock is
+// never idle), but the CPU reports 284; and the hog, pinned, is never a
+// misfit.
+func TestCPUUtilCappedAtCapacity(t *testing.T) {
+	h := newPresetHarness(t, "rb5")
+	h.pinnedStart(0)
+	h.run(h.now + 500_000_000)
+	if a := h.s.RQ(0).Avg().UtilAvg; a < 900 {
+		t.Fatalf("queue util_avg %d after 500 ms of a hog", a)
+	}
+	if u := h.s.cpuUtilCfs(0); u != 284 {
+		t.Errorf("cpu_util_cfs(0) = %d, want 284", u)
+	}
+	if h.s.MisfitTaskLoad(0) != 0 {
+		t.Errorf("a pinned hog is a misfit")
+	}
+}
+
+// §7.6: on an asymmetric domain the only task of a CPU that is not
+// noticeably smaller than the destination is never taken.
+func TestAsymSkipSrcRq(t *testing.T) {
+	h := newPresetHarness(t, "rb5")
+	for _, tc := range []struct {
+		dst, src, nr int
+		skip         bool
+	}{{4, 5, 1, true}, {4, 7, 1, true}, {4, 0, 1, false}, {4, 5, 2, false}, {7, 4, 1, false}, {0, 1, 1, true}} {
+		env := lbEnv{sd: h.s.top.Base(tc.dst), dstCPU: tc.dst}
+		if got := h.s.asymSkipSrcRq(&env, tc.src, tc.nr); got != tc.skip {
+			t.Errorf("dst %d, src %d with %d tasks: skip %v, want %v", tc.dst, tc.src, tc.nr, got, tc.skip)
+		}
+	}
+}
+
+// §4.2 rule 1: a task too big for its idle little CPU is not woken there
+// (nor on idle prev, also little) but on an idle CPU it fits.
+//
+// With UTIL_EST off, so that the task's signal is its util_avg alone (an
+// estimate does not decay while the task sleeps).
+func TestMisfitWakeup(t *testing.T) {
+	h := newPresetHarness(t, "rb5", WithFeatures(features.Default().Toggle(features.UtilEst, false)))
+	big := h.pinnedStart(0)
+	h.run(h.now + 100_000_000)
+	h.block(0)
+	h.settle()
+	freeAll(big)
+	if u := taskUtilEst(big); u <= 227 {
+		t.Fatalf("util_est %d fits a little CPU", u)
+	}
+	cpu, rule := h.s.selectIdleSibling(big, 1, 0)
+	if cpu != 4 || rule != RuleIdleCPU {
+		t.Errorf("wakeup with idle little target 0 and prev 1: CPU %d by %v, want 4 by idle_cpu", cpu, rule)
+	}
+	// 300 ms later CPU 0's blocked averages have decayed; the wakeup
+	// first syncs the task to its queue (§4.2 step 0), after which it
+	// fits little CPU 0 again.
+	h.run(h.now + 300_000_000)
+	if cpu, rule := h.s.selectIdleSibling(big, 0, 0); cpu != 0 || rule != RuleTarget {
+		t.Errorf("after 300 ms asleep: CPU %d by %v, want 0 by target (util_est %d)", cpu, rule, taskUtilEst(big))
 	}
 }
