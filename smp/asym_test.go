@@ -380,3 +380,57 @@ func TestMisfitWakeup(t *testing.T) {
 		t.Errorf("after 300 ms asleep: CPU %d by %v, want 0 by target (util_est %d)", cpu, rule, taskUtilEst(big))
 	}
 }
+
+// AS15: on a saturated RB5 Σ cpu_util = 4·284 + 3·871 + 1024 = 4773, x =
+// 596, t = ⌊596²·117²/(10⁴·1024)⌋ = 474 and nr_idle_scan = ⌊550·8/1024⌋
+// = 4: the asymmetric wakeup scan never switches itself off there.
+func TestRB5NrIdleScanSaturated(t *testing.T) {
+	h := newPresetHarness(t, "rb5")
+	env := lbEnv{sd: h.s.top.Base(0), dstCPU: 0, idle: cpuIdle}
+	h.s.updateIdleCPUScan(&env, 4*284+3*871+1024)
+	if got := h.s.llcs[0].nrIdleScan; got != 4 {
+		t.Errorf("nr_idle_scan %d, want 4", got)
+	}
+}
+
+// AS16 through smp and §4.5 rule 1: a task forked on idle little CPU 0
+// starts at util ⌊284/2⌋ = 142; once it has grown too big for a little CPU,
+// its exec's slow path types every little group misfit_task and takes the
+// first idle CPU it fits, gold CPU 4, instead of staying on its own idle
+// CPU.
+func TestRB5ForkUtilAndExecOfABigTask(t *testing.T) {
+	h := newPresetHarness(t, "rb5")
+	p := h.pinnedStart(0)
+	if u := p.se.Avg().UtilAvg; u != 142 {
+		t.Errorf("initial util %d on a 284 CPU, want 142", u)
+	}
+	h.run(h.now + 100_000_000)
+	freeAll(p)
+	if u := taskUtilEst(p); u <= 227 || u > 696 {
+		t.Fatalf("util_est %d: want a task too big for a little CPU that fits a gold one", u)
+	}
+	if got := h.s.Exec(0); got != 4 {
+		t.Errorf("exec moved the task to CPU %d, want 4", got)
+	}
+}
+
+// §4.5 rules 3 and 4: a task that fits no CPU (util_est above 819) sees
+// every group as misfit_task at exec; from little CPU 0 it goes to the
+// group of the biggest CPU, 7; from CPU 7 it stays.
+func TestRB5ExecOfATaskThatFitsNowhere(t *testing.T) {
+	for _, tc := range []struct {
+		from, want int
+		run        uint64
+	}{{0, 7, 400_000_000}, {7, 7, 100_000_000}} {
+		h := newPresetHarness(t, "rb5")
+		p := h.pinnedStart(tc.from)
+		h.run(h.now + tc.run)
+		freeAll(p)
+		if u := taskUtilEst(p); u <= 819 {
+			t.Fatalf("from CPU %d: util_est %d fits the biggest CPU", tc.from, u)
+		}
+		if got := h.s.Exec(tc.from); got != tc.want {
+			t.Errorf("exec from CPU %d went to CPU %d, want %d", tc.from, got, tc.want)
+		}
+	}
+}
