@@ -326,3 +326,37 @@ func (t *Topology) WriteCapacities(w io.Writer) error {
 	}
 	return bw.Flush()
 }
+
+// checkAsym is Check's part for capacities: every group's capacity is the
+// sum, minimum and maximum of its CPUs'; a domain carries the asym flags
+// asym_cpu_capacity_classify gives its span; sd_asym_cpucapacity is the
+// lowest domain with SD_ASYM_CPUCAPACITY_FULL.
+func (t *Topology) checkAsym() error {
+	for _, g := range t.groups {
+		var sum, lo, hi uint64 = 0, 1<<64 - 1, 0
+		for c := g.span.First(); c >= 0; c = g.span.Next(c) {
+			v := t.CPUCapacity(c)
+			sum, lo, hi = sum+v, min(lo, v), max(hi, v)
+		}
+		if g.capacity != sum || g.minCap != lo || g.maxCap != hi {
+			return fmt.Errorf("group %d: capacity %d/%d/%d, want %d/%d/%d", g.id, g.capacity, g.minCap, g.maxCap, sum, lo, hi)
+		}
+	}
+	b := &builder{t: t}
+	for cpu := 0; cpu < t.n; cpu++ {
+		var lowest *Domain
+		for _, d := range t.domains[cpu] {
+			want := b.asymClassify(d.span)
+			if got := d.flags & (SDAsymCPUCapacity | SDAsymCPUCapacityFull); got != want {
+				return fmt.Errorf("cpu%d domain%d: asym flags %v, want %v", cpu, d.index, got, want)
+			}
+			if lowest == nil && want&SDAsymCPUCapacityFull != 0 {
+				lowest = d
+			}
+		}
+		if t.SDAsymCPUCapacity(cpu) != lowest {
+			return fmt.Errorf("cpu%d: sd_asym_cpucapacity is not the lowest complete asym domain", cpu)
+		}
+	}
+	return nil
+}
