@@ -13,9 +13,10 @@ const topologyHelp = `Usage: fairclass topology [flags]
 Builds the scheduling domains the kernel builds for a machine of packages x
 LLCs per package x cores per LLC x SMT threads per core (one NUMA node,
 every CPU of capacity 1024 unless --capacities or --machine gives others)
-and prints them, per CPU, as the kernel shows them: the boot log of a kernel booted with sched_verbose (spans, groups in
-the balancer's order with their capacity), then the files of each domain
-directory (flags spelled as the kernel spells them).
+and prints them, per CPU, as the kernel shows them: the boot log of a
+kernel booted with sched_verbose (spans, groups in the balancer's order
+with their capacity), then the files of each domain directory (flags
+spelled as the kernel spells them).
 
 On a real machine (as root, with debugfs mounted):
   echo Y > /sys/kernel/debug/sched/verbose
