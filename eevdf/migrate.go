@@ -145,8 +145,8 @@ func (rq *CfsRq) DetachTask(se *SchedEntity) error {
 // to the queue's removed accumulators (remove_entity_load_avg, after a sync
 // to the queue's last update), to come off at the queue's next update; if
 // this CPU idles, the task is decayed further to the present
-// (migrate_se_pelt_lag: the model's PELT clock is the task clock, so the
-// estimate of the idle CPU's PELT time is the clock itself); and
+// (migrate_se_pelt_lag: the estimate of the idle CPU's PELT time is the
+// clock less its lost idle time, the clock itself at capacity 1024); and
 // last_update_time = 0, so that the destination attaches it at the
 // enqueue. vruntime, vlag and deadline are untouched: the enqueue there
 // places the task with its saved lag.
@@ -166,7 +166,7 @@ func (rq *CfsRq) MigrateOut(se *SchedEntity) error {
 	if rq.pelt && se.avg.LastUpdateTime != 0 {
 		rq.removeEntityLoadAvg(se)
 		if rq.curr == nil && !se.avg.IsDecayed() {
-			se.avg.UpdateBlocked(rq.clock, seWeight(se.load.weight))
+			se.avg.UpdateBlocked(rq.idlePELTNow(), seWeight(se.load.weight))
 		}
 	}
 	se.avg.LastUpdateTime = 0
@@ -246,7 +246,7 @@ func (rq *CfsRq) UpdateBlockedAverages() bool {
 	blocked := false
 	for q := rq.leaf.head; q != nil; {
 		next := q.leafNext // the walk survives q's removal
-		if rq.updateCfsRqLoadAvg(rq.clock, q) {
+		if rq.updateCfsRqLoadAvg(rq.peltNow(), q) {
 			rq.updateTgLoadAvg(q.grp)
 		}
 		// skip_blocked_update: nothing left on the entity, nothing to

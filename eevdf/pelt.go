@@ -8,8 +8,9 @@ import (
 // PELT signals (KERNEL-SPEC-GROUPS §4): update_load_avg and the attach,
 // detach and propagation paths of fair.c around package pelt's arithmetic.
 // Kept only when the runqueue keeps PELT (WithPELT, WithHierarchy); every
-// caller tests rq.pelt first. The PELT clock is the task clock: capacity
-// and frequency are 1024, nothing is throttled.
+// caller tests rq.pelt first. The PELT clock is rq_clock_pelt (peltNow):
+// the task clock at capacity 1024, the scaled clock of peltclock.go below
+// it; frequency is at its maximum, nothing is throttled.
 
 // update_load_avg flags.
 const (
@@ -35,7 +36,7 @@ func b2u(b bool) uint64 {
 // queue of group on (nil: the root queue).
 func (rq *CfsRq) updateLoadAvgTask(se *SchedEntity, on *groupRq, flags int) {
 	q := rq.queueOf(on)
-	now := rq.clock
+	now := rq.peltNow()
 	if se.avg.LastUpdateTime != 0 && flags&skipAgeLoad == 0 {
 		// __update_load_avg_se: load while on_rq, runnable while queued
 		// and not delayed, running while it is this level's h_curr.
@@ -61,7 +62,7 @@ func (rq *CfsRq) updateLoadAvgTask(se *SchedEntity, on *groupRq, flags int) {
 // entity, with its pending propagation.
 func (rq *CfsRq) updateLoadAvgGroup(g *groupRq, flags int) {
 	q := g.queue()
-	now := rq.clock
+	now := rq.peltNow()
 	if g.avg.LastUpdateTime != 0 && flags&skipAgeLoad == 0 {
 		g.avg.UpdateEntityUtilEst(now, b2u(g.onRq), g.runWeight, q.hCurr == any(g), seWeight(g.weight), rq.feat.Has(features.UtilEst))
 	}
@@ -191,6 +192,10 @@ func (rq *CfsRq) detachEntityTask(se *SchedEntity) {
 // the queue's load).
 func (rq *CfsRq) initEntityPELT(se *SchedEntity) {
 	se.avg = pelt.NewTaskAvg(seWeight(se.load.weight))
+	if rq.pc.capacity != 0 {
+		postInitUtilAvgCap(&rq.queueOf(rq.taskGroupRq(se)).avg, &se.avg, seWeight(se.load.weight), rq.pc.capacity)
+		return
+	}
 	pelt.PostInitUtilAvg(&rq.queueOf(rq.taskGroupRq(se)).avg, &se.avg, seWeight(se.load.weight))
 }
 

@@ -141,6 +141,8 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 		}
 		if next != nil {
 			rq.setNextTaskFair(next, true)
+		} else {
+			rq.enterIdlePELT() // set_next_task_idle
 		}
 	}
 	rq.needResched = false
@@ -169,6 +171,7 @@ func (rq *CfsRq) PutPrev() {
 	}
 	if prev := rq.curr; prev != nil {
 		rq.putPrevTaskFair(prev, nil)
+		rq.enterIdlePELT() // set_next_task_idle
 	}
 	rq.needResched = false
 }

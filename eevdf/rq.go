@@ -41,7 +41,8 @@ type CfsRq struct {
 	kernel        Kernel
 	featGiven     bool // WithFeatures was given; else an earlier kernel runs with its own defaults
 
-	clock uint64 // rq_clock_task
+	clock uint64    // rq_clock_task
+	pc    peltClock // the PELT clock below capacity 1024 (peltclock.go)
 
 	curr *SchedEntity // cfs_rq->curr (and h_curr: equal on a flat queue)
 	next *SchedEntity // the next buddy
@@ -292,6 +293,9 @@ func (rq *CfsRq) SetClock(now uint64) error {
 	}
 	if now < rq.clock {
 		return rq.errClockBackwards(now)
+	}
+	if rq.pc.capacity != 0 {
+		rq.advancePELTClock(now)
 	}
 	rq.clock = now
 	return nil

@@ -145,6 +145,9 @@ func (s *System) updateSgLbStats(env *lbEnv, sg *topology.Group, local bool, ove
 		if top && nr > 1 {
 			*overloaded = true
 		}
+		if !local && env.sd.Has(topology.SDAsymCPUCapacity) {
+			s.asymMisfitStats(env, sg, i, top, &st, overloaded)
+		}
 	}
 	st.groupCapacity = sg.Capacity()
 	st.groupWeight = sg.Weight()
@@ -191,6 +194,8 @@ func updateSdPickBusiest(sds *sdStats, sg *topology.Group, st *sgStats) bool {
 		return st.avgLoad > b.avgLoad
 	case groupImbalanced:
 		return false
+	case groupMisfitTask:
+		return st.groupMisfitTaskLoad > b.groupMisfitTaskLoad
 	case groupSMTBalance:
 		if st.idleCPUs != 0 || b.idleCPUs != 0 {
 			return hasSparePick(st, b)
@@ -239,7 +244,7 @@ func (s *System) updateSdLbStats(env *lbEnv, sds *sdStats) {
 		st := s.updateSgLbStats(env, sg, local, &overloaded)
 		if local {
 			sds.local, sds.localSt = sg, st
-		} else if updateSdPickBusiest(sds, sg, &st) {
+		} else if !s.asymPickVeto(env, sds, sg, &st) && updateSdPickBusiest(sds, sg, &st) {
 			sds.busiest, sds.busiestSt = sg, st
 		}
 		sds.totalLoad += st.groupLoad
@@ -309,7 +314,8 @@ func (s *System) findSrcGroup(env *lbEnv) *topology.Group {
 	}
 	b, l := &sds.busiestSt, &sds.localSt
 	pct := env.sd.ImbalancePct()
-	force := b.groupType == groupImbalanced
+	// A misfit is dealt with whatever the loads (KERNEL-SPEC-ASYM §7.4).
+	force := b.groupType == groupImbalanced || b.groupType == groupMisfitTask
 	if !force {
 		switch {
 		case l.groupType > b.groupType:
@@ -356,6 +362,11 @@ func (s *System) findSrcGroup(env *lbEnv) *topology.Group {
 // and the amount.
 func (s *System) calculateImbalance(env *lbEnv, sds *sdStats) {
 	b, l := &sds.busiestSt, &sds.localSt
+	if b.groupType == groupMisfitTask && env.sd.Has(topology.SDAsymCPUCapacity) {
+		// Move the misfit task itself (KERNEL-SPEC-ASYM §7.5).
+		env.mtype, env.imbalance = migrateMisfit, 1
+		return
+	}
 	switch b.groupType {
 	case groupSMTBalance, groupImbalanced:
 		// Reduce the tasks sharing a core; or move anything, affinity
@@ -411,10 +422,15 @@ func (s *System) findSrcRq(env *lbEnv, g *topology.Group) int {
 	span := g.Span()
 	for i := span.FirstAnd(env.cpus); i >= 0; i = span.NextAnd(i, env.cpus) {
 		nr := s.cpus[i].rq.NrRunnable()
-		if nr == 0 {
+		if nr == 0 || s.asymSkipSrcRq(env, i, nr) {
 			continue
 		}
 		switch env.mtype {
+		case migrateMisfit:
+			// The biggest misfit; a CPU without one is never chosen.
+			if m := s.cpus[i].misfitTaskLoad; m > bestLoad {
+				bestLoad, busiest = m, i
+			}
 		case migrateLoad:
 			load := s.cpuLoad(i)
 			// A lone task heavier than the imbalance stays (the CPU's
@@ -422,8 +438,8 @@ func (s *System) findSrcRq(env *lbEnv, g *topology.Group) int {
 			if nr == 1 && load > uint64(env.imbalance) {
 				continue
 			}
-			if load*bestCap > bestLoad*capacity {
-				bestLoad, bestCap, busiest = load, capacity, i
+			if c := s.capacityOf(i); load*bestCap > bestLoad*c {
+				bestLoad, bestCap, busiest = load, c, i
 			}
 		case migrateUtil:
 			util := s.cpuUtilCfsBoost(i)
@@ -557,6 +573,12 @@ func (s *System) detachTasks(env *lbEnv) int {
 			env.imbalance -= int64(util)
 		case migrateTask:
 			env.imbalance--
+		case migrateMisfit:
+			if s.taskFitsCPU(p, env.srcCPU) {
+				_ = src.RotateTask(p.se) // not the misfit one
+				continue
+			}
+			env.imbalance = 0
 		}
 		s.detachTask(p, env.dstCPU)
 		// list_add: the detached list is attached from its front, so in
@@ -658,7 +680,7 @@ redo:
 		}
 	}
 	if moved == 0 {
-		if idle != cpuNewlyIdle {
+		if idle != cpuNewlyIdle && env.mtype != migrateMisfit {
 			d.nrBalanceFailed++
 		}
 		if s.needActiveBalance(&env) {
@@ -705,7 +727,7 @@ func (s *System) allPinned(env *lbEnv, sd *topology.Domain) int {
 // nothing backs off, doubling balance_interval up to max_interval (up to
 // MAX_PINNED_INTERVAL while everything is pinned).
 func (s *System) onePinned(env *lbEnv, sd *topology.Domain) int {
-	if env.idle == cpuNewlyIdle {
+	if env.idle == cpuNewlyIdle || env.mtype == migrateMisfit {
 		return 0
 	}
 	d := env.d
@@ -715,9 +737,14 @@ func (s *System) onePinned(env *lbEnv, sd *topology.Domain) int {
 	return 0
 }
 
-// needActiveBalance is need_active_balance (§5.14 rule 1) on the symmetric
-// machine: tasks must be moved and the domain has failed more than
-// cache_nice_tries + 2 times in a row.
+// needActiveBalance is need_active_balance (§5.14 rule 1): tasks must be
+// moved and the domain has failed more than cache_nice_tries + 2 times in
+// a row, or a misfit is to move (the reduced-capacity rule never applies:
+// no capacity is reduced in the model).
 func (s *System) needActiveBalance(env *lbEnv) bool {
-	return env.mtype == migrateTask && env.d.nrBalanceFailed > env.sd.CacheNiceTries()+2
+	if env.mtype == migrateTask && env.d.nrBalanceFailed > env.sd.CacheNiceTries()+2 {
+		return true
+	}
+	// A misfit is pushed by the stopper of its CPU (KERNEL-SPEC-ASYM §7.9).
+	return env.mtype == migrateMisfit
 }

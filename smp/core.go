@@ -456,12 +456,16 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 		return s.coreSchedule(cpu, prevIdle)
 	}
 	rq := s.rq(cpu)
+	prev := rq.Curr()
 	next := s.pickTask(cpu)
 	for next == nil && s.newidleBalance(cpu) > 0 {
 		next = s.pickTask(cpu)
 	}
 	if next != nil {
 		_ = rq.SetNext(next) // a pick is never delayed
+		if next != prev {
+			s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
+		}
 	} else {
 		rq.PutPrev()
 	}
@@ -543,6 +547,7 @@ func (s *System) tick(cpu int) {
 	rq := s.rq(cpu)
 	if rq.Curr() != nil {
 		rq.Tick()
+		s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
 		if s.core.on {
 			s.taskTickCore(cpu)
 		}

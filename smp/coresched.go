@@ -548,10 +548,13 @@ func (s *System) coreSchedule(cpu int, prevIdle bool) *Task {
 // queue_core_balance and sched_core_balance at once.
 func (s *System) coreInstall(cpu int, next *Task, prevIdle bool) *Task {
 	rq := s.rq(cpu)
+	prev := rq.Curr()
 	if next != nil {
 		if err := rq.SetNext(next.se); err != nil {
 			next = nil // not a task of this runqueue: Check reports it
 			rq.PutPrev()
+		} else if next.se != prev {
+			s.updateMisfitStatus(next, cpu) // set_next_task_fair, first
 		}
 	} else {
 		rq.PutPrev()

@@ -91,6 +91,17 @@
 // groups make a CPU sched-idle. Not modelled: bandwidth control, cpusets,
 // autogroup, group removal.
 //
+// On an asymmetric machine (KERNEL-SPEC-ASYM; a topology from
+// topology.BuildCapacities or a preset such as "rb5") each CPU has its own
+// capacity: every runqueue keeps a PELT clock scaled by it, cpu_util is
+// capped at it, wakeups test that the task fits and scan with
+// select_idle_capacity, and a CPU running a task too big for it records a
+// misfit that a bigger CPU's balance pulls, by active balance when the
+// task runs alone (fits.go, idlecapacity.go, misfit.go). Energy-aware
+// scheduling is not modelled: the kernel's branches with EAS off are
+// taken. The System runs tasks in wall time; a little CPU's slower
+// execution of a task's work is the simulator's to model.
+//
 // A PELT last_update_time of 0 means "never attached", so a task forked at
 // clock 0 is not aged as the kernel, whose clocks are far from 0 by then,
 // would age it: start simulations at a positive clock.

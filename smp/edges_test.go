@@ -388,6 +388,21 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 				t.Error("TaskHLoad of nil or a foreign task is not 0")
 			}
 		},
+		"System.CPUCapacity": func(t *testing.T) {
+			if s.CPUCapacity(-1) != 0 || s.CPUCapacity(n) != 0 || s.CPUCapacity(0) != 1024 {
+				t.Errorf("CPUCapacity(-1, N, 0) = %d, %d, %d", s.CPUCapacity(-1), s.CPUCapacity(n), s.CPUCapacity(0))
+			}
+		},
+		"System.MisfitTaskLoad": func(t *testing.T) {
+			if s.MisfitTaskLoad(-1) != 0 || s.MisfitTaskLoad(n) != 0 || s.MisfitTaskLoad(0) != 0 {
+				t.Error("MisfitTaskLoad of a bad id or on a symmetric machine is not 0")
+			}
+		},
+		"Task.MaxAllowedCapacity": func(t *testing.T) {
+			if nilTask.MaxAllowedCapacity() != 0 || running.MaxAllowedCapacity() != 1024 {
+				t.Errorf("MaxAllowedCapacity: nil %d, running %d", nilTask.MaxAllowedCapacity(), running.MaxAllowedCapacity())
+			}
+		},
 	}
 	for name, tc := range coreBadInputCases(s, newTask, wantErr, running, dead, foreign) {
 		cases[name] = tc

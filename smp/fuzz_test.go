@@ -31,6 +31,10 @@ func FuzzSystem(f *testing.F) {
 	// Core scheduling: cookies on SMT machines.
 	f.Add([]byte{2, 0, 0, 0, 0, 0, 1, 0, 2, 0, 3, 4, 1, 4, 5, 9, 0, 9, 1, 4, 3, 9, 0, 9, 1, 9, 0, 4, 6, 9, 0, 3, 1, 9, 0, 4, 9, 9, 1})
 	f.Add([]byte{3, 4, 1, 0, 0, 0, 0, 0, 1, 0, 2, 0, 5, 4, 1, 4, 1, 4, 5, 9, 0, 9, 0, 4, 3, 4, 7, 9, 1, 9, 0, 1, 2, 9, 0, 4, 2, 9, 0, 9, 1})
+	f.Add([]byte{0x80, 0, 0, 1, 1, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 2, 2, 9, 9, 9, 9})
+	f.Add([]byte{0x81, 2, 1, 0, 1, 0, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 4, 4, 9, 9, 9})
+	f.Add([]byte{0x82, 0, 3, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
+	f.Add([]byte{0x83, 5, 2, 1, 0, 1, 0, 1, 2, 3, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
 	f.Fuzz(runFuzzSystem)
 }
 
@@ -48,6 +52,24 @@ func runFuzzSystem(t *testing.T, data []byte) {
 			{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 3, ThreadsPerCore: 1, Numbering: topology.X86},
 		}
 		m := machines[int(data[0])%len(machines)]
+		// A first byte with its top bit set draws an asymmetric machine
+		// (KERNEL-SPEC-ASYM): one LLC over several capacities (the RB5, a
+		// 2+2), capacity classes in separate LLCs, or x86-numbered
+		// packages of mixed capacities.
+		var caps []uint64
+		if data[0]&0x80 != 0 {
+			asym := []struct {
+				m    topology.Machine
+				caps []uint64
+			}{
+				{topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 8, ThreadsPerCore: 1}, []uint64{284, 284, 284, 284, 871, 871, 871, 1024}},
+				{topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 4, ThreadsPerCore: 1}, []uint64{512, 512, 1024, 1024}},
+				{topology.Machine{Packages: 1, LLCsPerPackage: 2, CoresPerLLC: 2, ThreadsPerCore: 1}, []uint64{446, 446, 1024, 1024}},
+				{topology.Machine{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 3, ThreadsPerCore: 1, Numbering: topology.X86}, []uint64{1024, 160, 600, 1024, 160, 600}},
+			}
+			a := asym[int(data[0]&0x7f)%len(asym)]
+			m, caps = a.m, a.caps
+		}
 		feat := features.Default()
 		toggles := []features.Feature{features.NIRandom, features.NIRate, features.WAIdle, features.WAWeight,
 			features.WABias, features.SISUtil, features.DelayDequeue, features.PlaceLag, features.CacheHotBuddy}
@@ -58,7 +80,7 @@ func runFuzzSystem(t *testing.T, data []byte) {
 		}
 		mode := NohzMode(data[2] & 1)
 		preset := []Option{WithPreset(topology.Boot, 0), WithPreset(topology.Warm, 5_000_000)}[data[2]>>1&1]
-		top, err := topology.Build(m)
+		top, err := topology.BuildCapacities(m, caps)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,9 +7,11 @@ import (
 
 // The PELT-derived quantities placement and balancing read
 // (KERNEL-SPEC-SMP §2.8), from the root queues' and the tasks' signals as
-// eevdf keeps them. Capacities are 1024 everywhere (§1.10).
+// eevdf keeps them. capacity is SCHED_CAPACITY_SCALE, the scale of loads
+// per capacity; a CPU's own capacity is capacityOf (fits.go), 1024
+// everywhere on a symmetric machine (§1.10).
 
-const capacity = pelt.CapacityScale // capacity_of, arch_scale_cpu_capacity
+const capacity = pelt.CapacityScale
 
 // cpuLoad is cpu_load: the root queue's load_avg.
 func (s *System) cpuLoad(cpu int) uint64 { return s.cpus[cpu].rq.Avg().LoadAvg }
@@ -21,7 +23,7 @@ func (s *System) cpuRunnable(cpu int) uint64 { return s.cpus[cpu].rq.Avg().Runna
 // util_avg (or its runnable_avg if larger, with boost), less p's util_avg
 // when p is given (it is accounted here and about to leave), then the
 // larger of that and the queue's util_est (less p's estimate when p is
-// queued here), at most the CPU's capacity.
+// queued here), at most the CPU's own capacity.
 func (s *System) cpuUtil(cpu int, p *Task, boost bool) uint64 {
 	a := s.cpus[cpu].rq.Avg()
 	util := a.UtilAvg
@@ -39,7 +41,7 @@ func (s *System) cpuUtil(cpu int, p *Task, boost bool) uint64 {
 		}
 		util = max(util, est)
 	}
-	return min(util, capacity)
+	return min(util, s.capacityOf(cpu)) // KERNEL-SPEC-ASYM §1.5
 }
 
 // cpuUtilCfs is cpu_util_cfs.

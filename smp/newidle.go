@@ -13,6 +13,7 @@ import (
 // pulled (or 1 if a task arrived meanwhile), 0 to go idle.
 func (s *System) newidleBalance(cpu int) int {
 	c := &s.cpus[cpu]
+	s.updateMisfitStatus(nil, cpu)
 	// The idle period is measured from here (set before the balance so
 	// that its time counts as idle).
 	c.idleStamp = s.rq(cpu).Clock()

@@ -117,6 +117,12 @@ func (s *System) nohzBalancerKick(cpu int) {
 		return
 	case c.rq.NrRunning() >= 2:
 		flags = nohzStatsKick | nohzBalanceKick
+	case s.asym && s.top.SDAsymCPUCapacity(cpu) != nil:
+		// On an asymmetric CPU only a misfit asks for balance, and the
+		// LLC's busy count is not read (KERNEL-SPEC-ASYM §7.12).
+		if c.misfitTaskLoad != 0 {
+			flags = nohzStatsKick | nohzBalanceKick
+		}
 	default:
 		if l := s.llcOf(cpu); l != nil && l.nrBusyCPUs > 1 {
 			flags = nohzStatsKick | nohzBalanceKick

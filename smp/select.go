@@ -35,7 +35,8 @@ const (
 	// RuleIdleCore: the first CPU of a wholly idle core (rule 7 with
 	// has_idle_cores).
 	RuleIdleCore
-	// RuleIdleCPU: an idle CPU found by the LLC scan (rule 7).
+	// RuleIdleCPU: an idle CPU found by the LLC scan (rule 7), or on an
+	// asymmetric machine by select_idle_capacity.
 	RuleIdleCPU
 	// RuleBusyTarget: nothing idle was found: the target (rule 8).
 	RuleBusyTarget
@@ -265,12 +266,12 @@ func (s *System) wakeAffineLoads(sd *topology.Domain, p *Task, this, prev int, s
 	if s.feat.Has(features.WABias) {
 		thisEff *= 100
 	}
-	thisEff *= capacity // capacity_of(prev)
+	thisEff *= int64(s.capacityOf(prev))
 	prevEff = int64(s.cpuLoad(prev)) - taskLoad
 	if s.feat.Has(features.WABias) {
 		prevEff *= 100 + (int64(sd.ImbalancePct())-100)/2
 	}
-	prevEff *= capacity // capacity_of(this)
+	prevEff *= int64(s.capacityOf(this))
 	if sync {
 		prevEff++
 	}
@@ -280,17 +281,27 @@ func (s *System) wakeAffineLoads(sd *topology.Domain, p *Task, this, prev int, s
 // selectIdleSibling is select_idle_sibling (§3.5): the fast path's search
 // for an idle CPU sharing the target's LLC, shortcuts first.
 func (s *System) selectIdleSibling(p *Task, prev, target int) (int, Rule) {
-	if s.chooseIdleCPU(target, p) {
+	u := s.asymWakeupUtil(p) // KERNEL-SPEC-ASYM §4.2: each shortcut needs a fit
+	if s.chooseIdleCPU(target, p) && s.asymFitsCPU(u, target) {
 		return target, RuleTarget
 	}
-	if prev != target && s.top.CPUsShareCache(prev, target) && s.chooseIdleCPU(prev, p) {
+	if prev != target && s.top.CPUsShareCache(prev, target) && s.chooseIdleCPU(prev, p) && s.asymFitsCPU(u, prev) {
 		return prev, RulePrev
 	}
 	recent := p.recent
 	p.recent = prev
 	if recent != prev && recent != target && s.top.CPUsShareCache(recent, target) &&
-		s.chooseIdleCPU(recent, p) && p.allowedOn(recent) {
+		s.chooseIdleCPU(recent, p) && p.allowedOn(recent) && s.asymFitsCPU(u, recent) {
 		return recent, RuleRecent
+	}
+	if s.asym {
+		if sd := s.top.SDAsymCPUCapacity(target); sd != nil {
+			// select_idle_capacity replaces the LLC scan (§4.2 step 2).
+			if i := s.selectIdleCapacity(p, sd, target, u); i >= 0 {
+				return i, RuleIdleCPU
+			}
+			return target, RuleBusyTarget
+		}
 	}
 	sd := s.top.SDLLC(target)
 	if sd == nil {

@@ -45,6 +45,9 @@ type sgStats struct {
 	groupType      groupType
 	groupSMTBal    bool // group_smt_balance
 	groupImbalance bool // sgc->imbalance, read through sg_imbalanced
+
+	groupMisfitTaskLoad uint64 // group_misfit_task_load (misfit.go)
+	groupMaxCapacity    uint64 // sgc->max_capacity, for the slow path's misfit groups
 }
 
 // groupIsOverloaded is group_is_overloaded: more tasks than CPUs, and the
@@ -72,9 +75,9 @@ func groupHasCapacity(pct uint64, s *sgStats) bool {
 }
 
 // groupClassify is group_classify (§5.7), first match: overloaded,
-// imbalanced (sgc->imbalance), smt_balance, fully_busy (no capacity left),
-// has_spare. The misfit, asym and LLC types never arise on the modelled
-// machine.
+// imbalanced (sgc->imbalance), smt_balance, misfit_task (asymmetric
+// machines only), fully_busy (no capacity left), has_spare. The asym and
+// LLC types never arise on the modelled machine.
 func groupClassify(pct uint64, s *sgStats) groupType {
 	switch {
 	case groupIsOverloaded(pct, s):
@@ -83,6 +86,8 @@ func groupClassify(pct uint64, s *sgStats) groupType {
 		return groupImbalanced
 	case s.groupSMTBal:
 		return groupSMTBalance
+	case s.groupMisfitTaskLoad != 0:
+		return groupMisfitTask
 	case !groupHasCapacity(pct, s):
 		return groupFullyBusy
 	}
@@ -106,6 +111,9 @@ func (s *System) idleCPUWithout(cpu int, p *Task) bool {
 // use, each with p's own contribution taken out.
 func (s *System) updateSgWakeupStats(sd *topology.Domain, g *topology.Group, p *Task) sgStats {
 	var st sgStats
+	if sd.Has(topology.SDAsymCPUCapacity) {
+		st.groupMisfitTaskLoad = s.wakeupMisfitLoad(g, p)
+	}
 	span := g.Span()
 	for i := span.FirstAnd(p.allowed); i >= 0; i = span.NextAnd(i, p.allowed) {
 		rq := s.cpus[i].rq
@@ -124,6 +132,7 @@ func (s *System) updateSgWakeupStats(sd *topology.Domain, g *topology.Group, p *
 		}
 	}
 	st.groupCapacity = g.Capacity()
+	st.groupMaxCapacity = g.MaxCapacity()
 	st.groupWeight = g.Weight()
 	st.groupImbalance = s.groupImbalanced(g)
 	st.groupType = groupClassify(sd.ImbalancePct(), &st)
@@ -140,8 +149,9 @@ func (s *System) groupImbalanced(g *topology.Group) bool { return s.groups[g.ID(
 
 // updatePickIdlest is update_pick_idlest: does group stats st replace the
 // idlest so far? A lower type wins; among overloaded or fully busy groups
-// the strictly lower average load; among groups with spare capacity more
-// idle CPUs, then the strictly lower utilization; other types never.
+// the strictly lower average load; among misfit groups the strictly bigger
+// largest CPU; among groups with spare capacity more idle CPUs, then the
+// strictly lower utilization; other types never.
 func updatePickIdlest(idlest, st *sgStats) bool {
 	if st.groupType != idlest.groupType {
 		return st.groupType < idlest.groupType
@@ -149,6 +159,9 @@ func updatePickIdlest(idlest, st *sgStats) bool {
 	switch st.groupType {
 	case groupOverloaded, groupFullyBusy:
 		return idlest.avgLoad > st.avgLoad
+	case groupMisfitTask:
+		// The group with the biggest CPU (KERNEL-SPEC-ASYM §4.5 rule 3).
+		return st.groupMaxCapacity > idlest.groupMaxCapacity
 	case groupHasSpare:
 		if idlest.idleCPUs > st.idleCPUs {
 			return false
@@ -202,6 +215,11 @@ func (s *System) findDstGroup(sd *topology.Domain, p *Task, this int) *topology.
 		}
 	case groupHasSpare:
 		if localSt.idleCPUs >= idlestSt.idleCPUs {
+			return nil
+		}
+	case groupMisfitTask:
+		// Stay unless the idlest group has a bigger CPU (§4.5 rule 4).
+		if localSt.groupMaxCapacity >= idlestSt.groupMaxCapacity {
 			return nil
 		}
 	default:

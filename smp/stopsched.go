@@ -25,5 +25,6 @@ func (s *System) scheduleAfterStop(cpu int) *Task {
 		return nil
 	}
 	_ = rq.SetNext(next) // a pick is never delayed
+	s.updateMisfitStatus(s.ownTask(next), cpu)
 	return taskOf(next)
 }

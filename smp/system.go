@@ -244,6 +244,9 @@ type System struct {
 	scratch *topology.Mask // select_idle_cpu's per-CPU select_rq_mask
 	stats   Stats
 
+	caps []uint64 // per CPU: capacity_of (fits.go)
+	asym bool     // sched_asym_cpucap_active()
+
 	resched     *topology.Mask // CPUs asked to reschedule by the System's operations
 	reschedAny  bool           // resched has members (it is set since its last Reset)
 	reschedList []int          // Resched's result, reused
@@ -262,6 +265,8 @@ type cpuState struct {
 	idleStamp          uint64 // rq->idle_stamp: when a failed newidle began this idle period (0: none)
 	avgIdle            uint64 // rq->avg_idle
 	maxIdleBalanceCost uint64 // rq->max_idle_balance_cost
+
+	misfitTaskLoad uint64 // rq->misfit_task_load (misfit.go)
 
 	stopped       bool   // the CPU stopper preempted the running task; __schedule is due
 	nextBalance   uint64 // rq->next_balance (jiffies)
@@ -363,8 +368,13 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		eevdf.WithScaledBaseSlice(c.baseSlice, n),
 		eevdf.WithTickNsec(c.tickNsec),
 	}
+	s.initCapacities(t)
 	for i := range s.cpus {
-		rq, err := eevdf.NewCfsRq(append(base[:len(base):len(base)], c.rqOpts...)...)
+		opts := base[:len(base):len(base)]
+		if o := s.rqCapacityOption(i); o != nil {
+			opts = append(opts, o)
+		}
+		rq, err := eevdf.NewCfsRq(append(opts, c.rqOpts...)...)
 		if err != nil {
 			return nil, fmt.Errorf("smp: CPU %d: %w", i, err)
 		}
@@ -649,6 +659,9 @@ func (s *System) Check() error {
 		return err
 	}
 	if err := s.checkCore(); err != nil {
+		return err
+	}
+	if err := s.checkCapacities(); err != nil {
 		return err
 	}
 	return s.checkConservation()

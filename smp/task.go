@@ -57,6 +57,8 @@ type Task struct {
 	allowed   *topology.Mask // cpus_ptr
 	nrAllowed int
 
+	maxAllowedCap uint64 // max_allowed_capacity (fits.go)
+
 	wakee wakee
 
 	migrations uint64 // se.nr_migrations
@@ -161,6 +163,7 @@ func (s *System) NewTask(se *eevdf.SchedEntity, opts ...TaskOption) (*Task, erro
 		t.allowed = s.top.All().Clone()
 	}
 	t.nrAllowed = t.allowed.Weight()
+	s.setTaskMaxAllowedCapacity(t)
 	if c.parent != nil {
 		t.wakee = c.parent.wakee
 	}

@@ -207,6 +207,7 @@ func (b *builder) buildDomains() {
 			d := &chain[k]
 			d.cpu = cpu
 			sdInit(d, Kind(k), b.unitSpan(Kind(k), b.unit(Kind(k), cpu)), b.unitWeight(Kind(k)))
+			d.flags |= b.asymClassify(d.span)
 			if child != nil {
 				child.parent, d.child = d, child
 			}
@@ -247,6 +248,10 @@ func (b *builder) buildGroups() {
 				}
 			}
 			objs[v] = Group{id: -1, kind: k, span: span, weight: span.Weight(), cores: cores, flags: flags}
+			if k > SMT {
+				objs[v].flags |= b.asymClassify(span)
+			}
+			objs[v].setCapacity(nil)
 		}
 		// Each span's groups in ascending order of their first CPU: an
 		// ascending walk of the span meets every group first at its first

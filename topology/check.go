@@ -16,6 +16,9 @@ import "fmt"
 //     group objects, in the same order.
 //   - sd_llc is the highest SD_SHARE_LLC domain, the only one holding the
 //     LLC's Shared object, shared by the LLC's CPUs; its span is the LLC.
+//   - Group capacities are the sums, minima and maxima of their CPUs'; the
+//     asym flags are those of each span; sd_asym_cpucapacity is the lowest
+//     domain with SD_ASYM_CPUCAPACITY_FULL.
 func (t *Topology) Check() error {
 	checked := make(map[*Group]bool) // group lists already checked, by first group
 	for cpu := 0; cpu < t.n; cpu++ {
@@ -28,7 +31,7 @@ func (t *Topology) Check() error {
 			return fmt.Errorf("group %d has id %d", id, g.id)
 		}
 	}
-	return nil
+	return t.checkAsym()
 }
 
 func (t *Topology) checkCPU(cpu int, checked map[*Group]bool) error {

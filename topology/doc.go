@@ -33,6 +33,18 @@
 // any size (up to MaxCPUs, 8192), iterated in the kernel's orders without
 // allocating.
 //
+// # Asymmetric capacities
+//
+// BuildCapacities builds the same domains with a capacity per CPU
+// (arch_scale_cpu_capacity, KERNEL-SPEC-ASYM §1–§2; CapacitiesFromDMIPS
+// computes it from device-tree values): asym_cap_list (CapacityList),
+// SD_ASYM_CPUCAPACITY and SD_ASYM_CPUCAPACITY_FULL on the domains whose
+// span holds several capacities, sd_asym_cpucapacity, sd_balance_shared,
+// group capacities as sums, minima and maxima, and max_allowed_capacity
+// (MaxAllowedCapacity). Asymmetry needs cores of one thread. The named
+// machines are MachinePresets (the RB5, "rb5" and "rb5-3091") and
+// BigLittle; LookupMachine finds them by name.
+//
 // # Reading it back
 //
 // Write prints a topology as the kernel shows it — the sched_verbose boot
@@ -51,8 +63,8 @@
 //
 // # Not modelled
 //
-// Asymmetric CPU capacities (SD_ASYM_CPUCAPACITY, SD_ASYM_PACKING, EAS);
-// the cluster level (CONFIG_SCHED_CLUSTER — a kernel with it numbers MC and
+// SD_ASYM_PACKING and the energy model of EAS (perf domains); the
+// cluster level (CONFIG_SCHED_CLUSTER — a kernel with it numbers MC and
 // PKG one level higher but builds the same domains when the cluster mask
 // equals the SMT mask); architecture topology tables (x86 ITMT); more than
 // one NUMA node, hence NUMA distances, SD_NUMA levels, overlapping groups

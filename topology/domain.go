@@ -181,6 +181,8 @@ type Group struct {
 	weight int
 	cores  int
 	flags  Flags
+
+	capacity, minCap, maxCap uint64 // sched_group_capacity
 }
 
 // ID returns a dense index over the topology's groups, 0 ≤ ID <
@@ -218,16 +220,17 @@ func (g *Group) BalanceCPU() int { return g.span.First() }
 // log).
 func (g *Group) FirstCPU() int { return g.span.First() }
 
-// Capacity returns sgc->capacity: CapacityScale per CPU, 1024·weight.
-func (g *Group) Capacity() uint64 { return CapacityScale * uint64(g.weight) }
+// Capacity returns sgc->capacity, the sum of its CPUs' capacities:
+// 1024·weight on a symmetric machine (KERNEL-SPEC-ASYM §1.3).
+func (g *Group) Capacity() uint64 { return g.capacity }
 
 // MinCapacity returns sgc->min_capacity, the smallest CPU capacity in the
-// group: CapacityScale.
-func (g *Group) MinCapacity() uint64 { return CapacityScale }
+// group: CapacityScale on a symmetric machine.
+func (g *Group) MinCapacity() uint64 { return g.minCap }
 
 // MaxCapacity returns sgc->max_capacity, the largest CPU capacity in the
-// group: CapacityScale.
-func (g *Group) MaxCapacity() uint64 { return CapacityScale }
+// group: CapacityScale on a symmetric machine.
+func (g *Group) MaxCapacity() uint64 { return g.maxCap }
 
 // Shared is an LLC's sched_domain_shared: one object per LLC, owned by the
 // LLC's sd_llc domains (per_cpu sd_llc_shared, and sd_balance_shared on a

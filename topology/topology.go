@@ -20,6 +20,14 @@ type Topology struct {
 	shareID []int       // per CPU: sd_share_id
 	shared  []*Shared   // per LLC: sd_llc_shared, or nil
 	groups  []*Group    // by ID
+
+	// Asymmetric capacities (KERNEL-SPEC-ASYM); all nil when symmetric.
+	caps          []uint64        // per CPU: arch_scale_cpu_capacity
+	capList       []CapacityEntry // asym_cap_list, descending capacity
+	asymActive    bool            // sched_asym_cpucap_active()
+	sdAsym        []*Domain       // per CPU: sd_asym_cpucapacity, or nil
+	balanceShared []*Shared       // per CPU: sd_balance_shared
+	asymShared    *Shared         // the asym domain's own object above the LLCs, or nil
 }
 
 // Machine returns the machine the topology was built for.
@@ -247,10 +255,15 @@ func (t *Topology) CPUsShareResources(a, b int) bool {
 }
 
 // CPUCapacity returns arch_scale_cpu_capacity(cpu) and, with no RT, IRQ or
-// pressure to subtract, capacity_of(cpu): CapacityScale for every CPU.
+// pressure to subtract, capacity_of(cpu): CapacityScale for every CPU of a
+// symmetric machine, the CPU's own capacity on one built by
+// BuildCapacities (0 for a bad id).
 func (t *Topology) CPUCapacity(cpu int) uint64 {
 	if !t.valid(cpu) {
 		return 0
+	}
+	if t.caps != nil {
+		return t.caps[cpu]
 	}
 	return CapacityScale
 }

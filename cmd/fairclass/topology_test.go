@@ -58,3 +58,28 @@ func TestTopologyCommandErrors(t *testing.T) {
 		t.Errorf("help topology: exit %d", code)
 	}
 }
+
+func TestTopologyCommandPrintsCapacities(t *testing.T) {
+	code, out, errs := runCmd(t, "", "topology", "--machine", "rb5", "--cpu", "0", "--format", "dmesg")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.HasPrefix(out, "cpu0/cpu_capacity:284\n") || !strings.Contains(out, "cpu4/cpu_capacity:871\ncpu5") ||
+		!strings.Contains(out, "4:{ span=4 cap=871 }") || !strings.Contains(out, " 7:{ span=7 }\n") {
+		t.Errorf("rb5:\n%s", out)
+	}
+	code, out, _ = runCmd(t, "", "topology", "--cores", "2", "--threads", "1", "--capacities", "512,1024", "--format", "proc", "--cpu", "1")
+	if code != 0 || !strings.Contains(out, "cpu1/domain0/flags:SD_BALANCE_NEWIDLE SD_BALANCE_EXEC SD_BALANCE_FORK SD_WAKE_AFFINE SD_ASYM_CPUCAPACITY SD_ASYM_CPUCAPACITY_FULL SD_SHARE_LLC SD_PREFER_SIBLING \n") {
+		t.Errorf("--capacities: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"--machine", "rb5", "--cores", "4"},
+		{"--machine", "nope"},
+		{"--capacities", "284,1024"},
+		{"--threads", "1", "--cores", "2", "--capacities", "5*x"},
+	} {
+		if code, _, _ := runCmd(t, "", append([]string{"topology"}, args...)...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}
