@@ -29,7 +29,7 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 		return
 	}
 	if resched || !protectSlice(c) {
-		rq.resched()
+		rq.reschedLazy()
 		rq.clearBuddies(c)
 	}
 }

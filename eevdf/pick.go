@@ -127,7 +127,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 			rq.setNextTaskFair(next, true)
 		}
 	}
-	rq.needResched = false
+	rq.clearResched()
 	return next
 }
 
@@ -146,7 +146,7 @@ func (rq *CfsRq) PutPrev() {
 	if prev := rq.curr; prev != nil {
 		rq.putPrevTaskFair(prev, nil)
 	}
-	rq.needResched = false
+	rq.clearResched()
 }
 
 // SetNext forces se to run, as core scheduling does when it selects a task
@@ -169,7 +169,7 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 		}
 		rq.setNextTaskFair(se, true)
 	}
-	rq.needResched = false
+	rq.clearResched()
 	return nil
 }
 

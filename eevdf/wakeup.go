@@ -63,7 +63,7 @@ func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
 	if se == pse {
 		return
 	}
-	if rq.needResched && (v71 || !rq.feat.Has(features.PreemptShort)) {
+	if rq.needResched && (v71 || !rq.feat.Has(features.PreemptShort)) { // the hard request only
 		return
 	}
 	if !rq.feat.Has(features.WakeupPreemption) {
@@ -129,7 +129,7 @@ preempt:
 			rq.setShortBuddy(pse)
 		}
 	}
-	rq.resched()
+	rq.reschedLazy()
 }
 
 // pickIsWakee is the pick of the wakeup check. With PREEMPT_FLUSH_DELAYED
