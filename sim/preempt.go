@@ -1,10 +1,12 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
 )
 
 // Preemption models: where a reschedule request takes effect.
@@ -169,6 +171,11 @@ func (s *Sim) configurePreempt() error {
 		return fmt.Errorf("negative cond_resched or might_resched interval or timer slack")
 	}
 	s.model = cfg.Preempt
+	if cfg.ScenarioLog != nil && s.model == eevdf.PreemptLazy && !s.feat.Has(features.PreemptShort) {
+		// The wakeup check then stops on a pending hard request only; the
+		// one-flag replay would stop on the lazy ones too.
+		return errors.New("scenario log: the lazy model without PREEMPT_SHORT runs wakeup checks a replay would skip")
+	}
 	s.condEvery, s.mightEvery = uint64(cfg.CondReschEvery), uint64(cfg.MightReschEvery)
 	s.here = -1
 	return nil
