@@ -65,12 +65,18 @@ func TestPreemptConfigKeys(t *testing.T) {
 func TestSysSchedulesAsRunUnderFull(t *testing.T) {
 	build := func(phase func(time.Duration) sim.Phase, wakeCost time.Duration) string {
 		ping, pong := sim.NewChannel("ping", 1, true), sim.NewChannel("pong", 1, true)
+		pipe := sim.NewChannel("pipe", 8, true)
 		cfg := sim.Config{
 			CPUs: 2, Duration: 200 * time.Millisecond, WakeupCost: wakeCost, SwitchCost: time.Microsecond, Seed: 3,
 			Workloads: []sim.Workload{
 				sim.Custom("pp",
 					sim.TaskSpec{Name: "a", Program: []sim.Phase{sim.Forever(phase(7*time.Microsecond), sim.Send(ping, 1), sim.Recv(pong, 1), sim.Latency())}},
 					sim.TaskSpec{Name: "b", Program: []sim.Phase{sim.Forever(sim.Recv(ping, 1), phase(5*time.Microsecond), sim.Send(pong, 1))}}),
+				// A writer that goes on in the kernel after its wakeups,
+				// while their delayed reschedules are pending.
+				sim.Custom("writer",
+					sim.TaskSpec{Name: "w", Program: []sim.Phase{sim.Forever(phase(4*time.Microsecond), sim.Send(pipe, 1), phase(4*time.Microsecond), sim.Send(pipe, 1))}},
+					sim.TaskSpec{Name: "r", TaskOptions: sim.TaskOptions{Slice: 100 * time.Microsecond}, Program: []sim.Phase{sim.Forever(sim.Recv(pipe, 1), phase(3*time.Microsecond))}}),
 				sim.Cyclictest(1, 1777*time.Microsecond, sim.TaskOptions{Slice: 300 * time.Microsecond}),
 				sim.Stress(2, sim.TaskOptions{}),
 			},

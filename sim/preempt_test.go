@@ -279,3 +279,80 @@ func TestTimerSlack(t *testing.T) {
 		})
 	}
 }
+
+// A wakeup made inside a system call: under full the woken task (shorter
+// slice, eligible) preempts at once, in the middle of a Send of two
+// messages, and is woken again for the second; under lazy, voluntary and
+// none it runs when the call returns to user space, and finds both
+// messages. One CPU, a sender sending two messages every millisecond of
+// its CPU time to a receiver that reads one at a time.
+func TestPreemptWakeupInsideSystemCall(t *testing.T) {
+	for _, m := range allModels {
+		t.Run(m.String(), func(t *testing.T) {
+			ch := sim.NewChannel("pipe", 4, false)
+			r, err := sim.Simulate(sim.Config{
+				CPUs: 1, Preempt: m, BaseSlice: 2800 * time.Microsecond, Duration: 100*time.Millisecond + 500*time.Microsecond,
+				Workloads: []sim.Workload{sim.Custom("pair",
+					sim.TaskSpec{Name: "recv", TaskOptions: sim.TaskOptions{Slice: 300 * time.Microsecond},
+						Program: []sim.Phase{sim.Forever(sim.Recv(ch, 1), sim.Run(time.Microsecond))}},
+					sim.TaskSpec{Name: "send", Program: []sim.Phase{sim.Forever(sim.Run(time.Millisecond), sim.Send(ch, 2))}})},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := uint64(100) // one wakeup per Send
+			if m == eevdf.PreemptFull {
+				want = 200 // one per message: preempted after the first
+			}
+			if got := r.Tasks[0].Wakeups; got != want {
+				t.Errorf("receiver woken %d times, want %d", got, want)
+			}
+		})
+	}
+}
+
+// Timer slack on a machine with nohz idle: CPU 1 runs a hog and ticks,
+// CPU 0 only runs the cyclictest thread and stops its tick when idle; the
+// ticks of CPU 1 do not run CPU 0's timers, so every sample carries the
+// whole 50 µs.
+func TestTimerSlackStoppedTick(t *testing.T) {
+	r, err := sim.Simulate(sim.Config{
+		CPUs: 2, HZ: 250, Nohz: smp.NohzIdle, TimerSlack: 50 * time.Microsecond,
+		Duration: 1000*wakerInterval + time.Millisecond,
+		Workloads: []sim.Workload{
+			sim.Cyclictest(1, wakerInterval, sim.TaskOptions{CPUs: []int{0}}),
+			sim.Stress(1, sim.TaskOptions{CPUs: []int{1}}),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := r.Workloads[0].Samples
+	if s := sim.Summarize(lat); len(lat) != 1000 || s.Min != 50_000 || s.Max != 50_000 {
+		t.Errorf("%d samples, min %d max %d; want 1000 of 50000 ns", len(lat), s.Min, s.Max)
+	}
+}
+
+// Another timer's expiry on the same CPU runs the timers whose slack
+// window it falls in: one CPU with nohz idle (no tick while idle), a
+// cyclictest thread with 50 µs of slack expiring at k ms, and a task
+// with 1 ns of slack whose timer expires 20 µs later: the thread wakes
+// with it, 20.001 µs late, every time.
+func TestTimerSlackOtherTimerFiresEarly(t *testing.T) {
+	r, err := sim.Simulate(sim.Config{
+		CPUs: 1, Nohz: smp.NohzIdle, TimerSlack: 50 * time.Microsecond,
+		Duration: 100*time.Millisecond + 500*time.Microsecond,
+		Workloads: []sim.Workload{
+			sim.Cyclictest(1, time.Millisecond, sim.TaskOptions{}),
+			sim.Custom("other", sim.TaskSpec{Name: "other", TaskOptions: sim.TaskOptions{Start: 20 * time.Microsecond, TimerSlack: 1},
+				Program: []sim.Phase{sim.Forever(sim.Timer(time.Millisecond))}}),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lat := r.Workloads[0].Samples
+	if s := sim.Summarize(lat); len(lat) != 100 || s.Min != 20_001 || s.Max != 20_001 {
+		t.Errorf("%d samples, min %d max %d; want 100 of 20001 ns", len(lat), s.Min, s.Max)
+	}
+}
