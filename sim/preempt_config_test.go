@@ -63,11 +63,11 @@ func TestPreemptConfigKeys(t *testing.T) {
 // cost (whose delayed reschedule the return to user space must leave
 // alone).
 func TestSysSchedulesAsRunUnderFull(t *testing.T) {
-	build := func(phase func(time.Duration) sim.Phase, wakeCost time.Duration) string {
+	build := func(phase func(time.Duration) sim.Phase, cpus int, wakeCost time.Duration) string {
 		ping, pong := sim.NewChannel("ping", 1, true), sim.NewChannel("pong", 1, true)
 		pipe := sim.NewChannel("pipe", 8, true)
 		cfg := sim.Config{
-			CPUs: 2, Duration: 200 * time.Millisecond, WakeupCost: wakeCost, SwitchCost: time.Microsecond, Seed: 3,
+			CPUs: cpus, Duration: 200 * time.Millisecond, WakeupCost: wakeCost, SwitchCost: time.Microsecond, Seed: 3,
 			Workloads: []sim.Workload{
 				sim.Custom("pp",
 					sim.TaskSpec{Name: "a", Program: []sim.Phase{sim.Forever(phase(7*time.Microsecond), sim.Send(ping, 1), sim.Recv(pong, 1), sim.Latency())}},
@@ -91,9 +91,11 @@ func TestSysSchedulesAsRunUnderFull(t *testing.T) {
 		}
 		return b.String()
 	}
-	for _, wc := range []time.Duration{0, 3 * time.Microsecond} {
-		if run, sys := build(sim.Run, wc), build(sim.Sys, wc); run != sys {
-			t.Errorf("wakeup cost %v: the reports differ:\n%s\n---\n%s", wc, run, sys)
+	for _, cpus := range []int{1, 2} {
+		for _, wc := range []time.Duration{0, 3 * time.Microsecond} {
+			if run, sys := build(sim.Run, cpus, wc), build(sim.Sys, cpus, wc); run != sys {
+				t.Errorf("%d CPUs, wakeup cost %v: the reports differ:\n%s\n---\n%s", cpus, wc, run, sys)
+			}
 		}
 	}
 }

@@ -337,22 +337,34 @@ func TestTimerSlackStoppedTick(t *testing.T) {
 // window it falls in: one CPU with nohz idle (no tick while idle), a
 // cyclictest thread with 50 µs of slack expiring at k ms, and a task
 // with 1 ns of slack whose timer expires 20 µs later: the thread wakes
-// with it, 20.001 µs late, every time.
+// with it, 20.001 µs late, every time. On two CPUs, with the other task
+// on the other CPU, its timer interrupt does not run the thread's timer:
+// 50 µs every time.
 func TestTimerSlackOtherTimerFiresEarly(t *testing.T) {
-	r, err := sim.Simulate(sim.Config{
-		CPUs: 1, Nohz: smp.NohzIdle, TimerSlack: 50 * time.Microsecond,
-		Duration: 100*time.Millisecond + 500*time.Microsecond,
-		Workloads: []sim.Workload{
-			sim.Cyclictest(1, time.Millisecond, sim.TaskOptions{}),
-			sim.Custom("other", sim.TaskSpec{Name: "other", TaskOptions: sim.TaskOptions{Start: 20 * time.Microsecond, TimerSlack: 1},
-				Program: []sim.Phase{sim.Forever(sim.Timer(time.Millisecond))}}),
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lat := r.Workloads[0].Samples
-	if s := sim.Summarize(lat); len(lat) != 100 || s.Min != 20_001 || s.Max != 20_001 {
-		t.Errorf("%d samples, min %d max %d; want 100 of 20001 ns", len(lat), s.Min, s.Max)
+	for _, tc := range []struct {
+		cpus    int
+		thread  []int // the CPUs of the cyclictest thread and of the other task
+		other   []int
+		latency uint64
+	}{
+		{1, nil, nil, 20_001},
+		{2, []int{0}, []int{1}, 50_000},
+	} {
+		r, err := sim.Simulate(sim.Config{
+			CPUs: tc.cpus, Nohz: smp.NohzIdle, TimerSlack: 50 * time.Microsecond,
+			Duration: 100*time.Millisecond + 500*time.Microsecond,
+			Workloads: []sim.Workload{
+				sim.Cyclictest(1, time.Millisecond, sim.TaskOptions{CPUs: tc.thread}),
+				sim.Custom("other", sim.TaskSpec{Name: "other", TaskOptions: sim.TaskOptions{Start: 20 * time.Microsecond, TimerSlack: 1, CPUs: tc.other},
+					Program: []sim.Phase{sim.Forever(sim.Timer(time.Millisecond))}}),
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lat := r.Workloads[0].Samples
+		if s := sim.Summarize(lat); len(lat) != 100 || s.Min != tc.latency || s.Max != tc.latency {
+			t.Errorf("%d CPUs: %d samples, min %d max %d; want 100 of %d ns", tc.cpus, len(lat), s.Min, s.Max, tc.latency)
+		}
 	}
 }
