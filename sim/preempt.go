@@ -82,10 +82,12 @@ func (s *Sim) preemptNow(c *cpu) bool {
 	return false
 }
 
-// lazyRemote reports whether the request on c is a lazy one that a CPU
-// other than c made: it sends no IPI, and c is not rescheduled now.
+// lazyRemote reports whether the request on c is a lazy one (and no
+// hard one) that a CPU other than c made: it sends no IPI, and c is not
+// rescheduled now. A CPU smp switched by itself (the CPU stopper) has no
+// request and is not one.
 func (s *Sim) lazyRemote(c *cpu) bool {
-	return s.model == eevdf.PreemptLazy && c.id != s.here && !c.rq.NeedReschedHard()
+	return s.model == eevdf.PreemptLazy && c.id != s.here && c.rq.NeedReschedLazy() && !c.rq.NeedReschedHard()
 }
 
 // returnToUser is the return to user space of c's running task t at the

@@ -368,3 +368,30 @@ func TestTimerSlackOtherTimerFiresEarly(t *testing.T) {
 		}
 	}
 }
+
+// Every model on several CPUs, with balancing, nohz idle, kernel time,
+// preemption points and slack: smp's and the simulator's invariants
+// hold after every event (Config.Debug).
+func TestPreemptModelsKeepInvariants(t *testing.T) {
+	for _, m := range allModels {
+		t.Run(m.String(), func(t *testing.T) {
+			r, err := sim.Simulate(sim.Config{
+				CPUs: 4, Seed: 2, Preempt: m, Nohz: smp.NohzIdle, HZ: 250, TimerSlack: 50 * time.Microsecond,
+				CondReschEvery: 30 * time.Microsecond, MightReschEvery: 10 * time.Microsecond,
+				WakeupCost: 2 * time.Microsecond, SwitchCost: time.Microsecond, StartJitter: time.Millisecond,
+				Duration: 150 * time.Millisecond, Debug: true,
+				Workloads: []sim.Workload{
+					&sim.CyclictestWorkload{Threads: 2, Interval: 1777 * time.Microsecond, SysWork: time.Microsecond, Options: sim.TaskOptions{Slice: 300 * time.Microsecond}},
+					&sim.HackbenchWorkload{Groups: 2, Fds: 4, Loops: 1 << 20, Pipe: true, WriteCost: 40 * time.Microsecond, UserCost: time.Microsecond},
+					sim.Custom("khog", sim.TaskSpec{Name: "khog", Program: []sim.Phase{sim.Forever(sim.Sys(2*time.Millisecond), sim.Run(10*time.Microsecond))}}),
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Workloads[0].Latency == nil || r.Workloads[0].Latency.Count < 100 {
+				t.Errorf("cyclictest recorded too few samples: %+v", r.Workloads[0].Latency)
+			}
+		})
+	}
+}
