@@ -224,3 +224,11 @@ func parsePreemptKeys(cfg *Config, offs offsets, model string, slack, cond, migh
 	cfg.TimerSlack, cfg.CondReschEvery, cfg.MightReschEvery = time.Duration(slack), time.Duration(cond), time.Duration(might)
 	return nil
 }
+
+// preemptName is the model's name in reports: "" for the default, full.
+func preemptName(m eevdf.PreemptModel) string {
+	if m == eevdf.PreemptFull {
+		return ""
+	}
+	return m.String()
+}

@@ -99,3 +99,37 @@ func TestSysSchedulesAsRunUnderFull(t *testing.T) {
 		}
 	}
 }
+
+// The report names the model and the slack only when they are not the
+// defaults, so that default runs print what they always printed.
+func TestReportNamesPreemptModel(t *testing.T) {
+	run := func(m eevdf.PreemptModel, slack time.Duration) (string, string, *sim.Report) {
+		r, err := sim.Simulate(sim.Config{
+			Preempt: m, TimerSlack: slack, Duration: 50 * time.Millisecond,
+			Workloads: []sim.Workload{
+				sim.Cyclictest(1, 1777*time.Microsecond, sim.TaskOptions{Slice: 300 * time.Microsecond}),
+				sim.Custom("k", sim.TaskSpec{Name: "k", Program: []sim.Phase{sim.Forever(sim.Sys(100*time.Microsecond), sim.Run(time.Microsecond))}}),
+			},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var text, csv bytes.Buffer
+		if err := r.WriteText(&text); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.WriteCSV(&csv); err != nil {
+			t.Fatal(err)
+		}
+		return text.String(), csv.String(), r
+	}
+	text, csv, r := run(eevdf.PreemptFull, 0)
+	if strings.Contains(text, "timer slack") || strings.Contains(csv, "run,,preempt,") || r.Preempt != "" || r.DeferredResched != 0 {
+		t.Errorf("a default run names the model:\n%s", text)
+	}
+	text, csv, r = run(eevdf.PreemptNone, 50*time.Microsecond)
+	want := "preemption none, timer slack 0.050 ms, deferred reschedules "
+	if !strings.Contains(text, want) || !strings.Contains(csv, "run,,preempt,none\n") || r.DeferredResched == 0 {
+		t.Errorf("want %q in the text, the model in the CSV and some deferred reschedules (%d):\n%s", want, r.DeferredResched, text)
+	}
+}
