@@ -395,3 +395,46 @@ func TestPreemptModelsKeepInvariants(t *testing.T) {
 		})
 	}
 }
+
+// A Sys phase followed by a Send is one system call (a pipe write's copy,
+// then its wakeup): a request pending when the Sys phase ends is taken
+// after the Send. Under none, a writer on CPU 0 in 100 µs kernel sections
+// is asked by a cyclictest thread's timer to reschedule; at the end of
+// the section it first wakes its reader on CPU 1, then returns to user
+// space and lets the thread run: every late sample of the thread is
+// taken at the very instant the reader was woken.
+func TestPreemptSysThenSendIsOneCall(t *testing.T) {
+	ch := sim.NewChannel("pipe", 1024, false)
+	var readerAt, threadAt []time.Duration
+	_, err := sim.Simulate(sim.Config{
+		CPUs: 2, Preempt: eevdf.PreemptNone, BaseSlice: 2800 * time.Microsecond, Duration: 100 * time.Millisecond,
+		Workloads: []sim.Workload{
+			sim.Custom("thread", sim.TaskSpec{Name: "thread", TaskOptions: sim.TaskOptions{CPUs: []int{0}, Slice: 300 * time.Microsecond},
+				Program: []sim.Phase{sim.Forever(sim.Timer(wakerInterval), sim.Hook(func(e sim.HookEvent) { threadAt = append(threadAt, e.Now) }),
+					sim.Latency(), sim.Run(2*time.Microsecond))}}),
+			sim.Custom("writer", sim.TaskSpec{Name: "writer", TaskOptions: sim.TaskOptions{CPUs: []int{0}},
+				Program: []sim.Phase{sim.Forever(sim.Sys(100*time.Microsecond), sim.Send(ch, 1))}}),
+			sim.Custom("reader", sim.TaskSpec{Name: "reader", TaskOptions: sim.TaskOptions{CPUs: []int{1}},
+				Program: []sim.Phase{sim.Forever(sim.Recv(ch, 1), sim.Hook(func(e sim.HookEvent) { readerAt = append(readerAt, e.Now) }))}}),
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	woken := map[time.Duration]bool{}
+	for _, at := range readerAt {
+		woken[at] = true
+	}
+	late := 0
+	for k, at := range threadAt {
+		if expiry := time.Duration(k+1) * wakerInterval; at > expiry {
+			late++
+			if !woken[at] {
+				t.Errorf("the thread ran at %v (expiry %v) without the reader woken then", at, expiry)
+			}
+		}
+	}
+	if late < len(threadAt)/2 {
+		t.Errorf("only %d of %d samples late: the kernel sections did not delay the thread", late, len(threadAt))
+	}
+}
