@@ -92,11 +92,11 @@ func (s *Sim) lazyRemote(c *cpu) bool {
 
 // returnToUser is the return to user space of c's running task t at the
 // end of a Sys phase or a system call: a pending request, hard or lazy,
-// is honoured. It reports whether t still runs. Under the full model a
-// request still pending there is one that Config.WakeupCost delays, which
-// keeps its own time: nothing is done.
+// is honoured. It reports whether t still runs. A request that
+// Config.WakeupCost still delays (under the full model, the only kind
+// pending there) keeps its own time: nothing is done.
 func (s *Sim) returnToUser(c *cpu, ti int32) bool {
-	if s.model == eevdf.PreemptFull || !c.rq.NeedResched() {
+	if s.model == eevdf.PreemptFull || c.reschedPending || !c.rq.NeedResched() {
 		return true
 	}
 	gen := s.tasks[ti].gen
@@ -153,8 +153,8 @@ func (s *Sim) point(c *cpu, ti int32, gen uint32) {
 	s.events++
 	t.pointAt = 0
 	s.here = c.id
-	if !c.rq.NeedReschedHard() {
-		return
+	if !c.rq.NeedReschedHard() || c.reschedPending {
+		return // nothing asked, or the request still on its way (Config.WakeupCost)
 	}
 	s.deferred++
 	s.undue(c.id)

@@ -438,3 +438,46 @@ func TestPreemptSysThenSendIsOneCall(t *testing.T) {
 		t.Errorf("only %d of %d samples late: the kernel sections did not delay the thread", late, len(threadAt))
 	}
 }
+
+// Config.WakeupCost delays a request under every model: a return to user
+// space or a preemption point before it has elapsed does not take it
+// (the tick does, as it always has). A hog in 10 µs kernel sections with
+// 5 µs cond_resched points against the waker, with a 30 µs wakeup cost:
+// a sample is the time to the next tick if that comes first and takes
+// the request (under full and lazy always, under none and voluntary in
+// the hog's user-mode gaps); otherwise it lies in [30, 41) µs — the cost,
+// then the rest of the section or up to the next point —, exactly 30 µs
+// under full. The waker's own first run waits for the cost, so its
+// expiries are 30 + k·2777 µs.
+func TestPreemptWakeupCostStillDelays(t *testing.T) {
+	hog := []sim.Phase{sim.Forever(sim.Sys(10*time.Microsecond), sim.Run(time.Microsecond))}
+	for _, m := range allModels {
+		t.Run(m.String(), func(t *testing.T) {
+			lat := wakerRun(t, m, 1000, 1000, hog, func(c *sim.Config) {
+				c.WakeupCost, c.CondReschEvery = 30*time.Microsecond, 5*time.Microsecond
+			})
+			if len(lat) != 1000 {
+				t.Fatalf("%d samples, want 1000", len(lat))
+			}
+			lo, hi := uint64(30_000), uint64(41_000)
+			if m == eevdf.PreemptFull {
+				hi = lo + 1
+			}
+			byTick := 0
+			for i, v := range lat {
+				k := uint64(i + 1)
+				expiry := 30 + k*2777 // µs: the waker first ran after the cost
+				toTick := (1000 - expiry%1000) % 1000 * 1000
+				switch {
+				case v < lo && v == toTick:
+					byTick++
+				case v < lo || v >= hi:
+					t.Errorf("sample %d: %d ns, want %d (the tick) or a value in [%d, %d)", k, v, toTick, lo, hi)
+				}
+			}
+			if m == eevdf.PreemptFull && byTick != 30 {
+				t.Errorf("%d samples taken by the tick, want 30 (a tick within 30 µs of the expiry)", byTick)
+			}
+		})
+	}
+}
