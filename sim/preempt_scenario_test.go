@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/scenario"
@@ -66,5 +67,28 @@ func TestScenarioLogUnderPreemptModels(t *testing.T) {
 		Workloads: []Workload{Stress(1, TaskOptions{})}, ScenarioLog: &bytes.Buffer{}})
 	if err == nil || !strings.Contains(err.Error(), "PREEMPT_SHORT") {
 		t.Errorf("lazy without PREEMPT_SHORT with a scenario log: %v", err)
+	}
+}
+
+// The preemption models and the timer slack allocate nothing per event in
+// steady state: the slack queue reuses its array, preemption points are
+// ordinary events.
+func TestZeroAllocationsPerEventUnderPreemptModels(t *testing.T) {
+	for _, m := range []eevdf.PreemptModel{eevdf.PreemptLazy, eevdf.PreemptVoluntary, eevdf.PreemptNone} {
+		cfg := benchConfig(100, 20, time.Hour)
+		cfg.Preempt, cfg.TimerSlack, cfg.CondReschEvery, cfg.MightReschEvery = m, 50*us, 10*us, 3*us
+		cfg.Workloads = append(cfg.Workloads, Cyclictest(2, 500*us, TaskOptions{Slice: 200 * us}),
+			&HackbenchWorkload{Groups: 1, Fds: 4, Loops: 1 << 30, Pipe: true, Capacity: 4, WriteCost: 30 * us},
+			Custom("k", TaskSpec{Name: "k", Program: []Phase{Forever(Sys(300*us), Sleep(100*us))}}))
+		s, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s.Now() < 500*ms {
+			s.Step()
+		}
+		if a := testing.AllocsPerRun(20000, func() { s.Step() }); a != 0 {
+			t.Errorf("%v: %v allocations per event in steady state", m, a)
+		}
 	}
 }
