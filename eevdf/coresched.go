@@ -16,10 +16,15 @@ package eevdf
 // update (update_protect_slice) and AvgVruntime. zero_vruntime is V as of
 // the last of those calls, not V now.
 
-// ReschedCurr is resched_curr: it sets the need-resched flag, as a
-// core-wide pick does to a sibling whose next task it chose, or a steal to
-// the CPU it fed. The flag is cleared by PickNext, SetNext and PutPrev.
-func (rq *CfsRq) ReschedCurr() { rq.resched() }
+// ReschedCurr is resched_curr: a hard request from outside the fair class,
+// as a core-wide pick makes to a sibling whose next task it chose, a steal
+// to the CPU it fed, a wakeup of a higher class or another CPU's scheduler
+// IPI. PickNext, SetNext and PutPrev clear it.
+func (rq *CfsRq) ReschedCurr() {
+	if rq != nil {
+		rq.resched()
+	}
+}
 
 // CfsPrioLess is cfs_prio_less at the modelled commit: whether fair task a,
 // whose root queue's snapshot of zero_vruntime is zfiA, has lower priority

@@ -32,7 +32,7 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 		return
 	}
 	if resched || rq.kernel < KernelV612 && !protectSlice(c) || rq.kernel >= KernelV612 && rq.didPreemptShort(c) {
-		rq.resched()
+		rq.reschedLazy()
 		rq.clearBuddies(c)
 	}
 }

@@ -145,7 +145,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 			rq.enterIdlePELT() // set_next_task_idle
 		}
 	}
-	rq.needResched = false
+	rq.clearResched()
 	return next
 }
 
@@ -173,7 +173,7 @@ func (rq *CfsRq) PutPrev() {
 		rq.putPrevTaskFair(prev, nil)
 		rq.enterIdlePELT() // set_next_task_idle
 	}
-	rq.needResched = false
+	rq.clearResched()
 }
 
 // SetNext forces se to run, as core scheduling does when it selects a task
@@ -199,7 +199,7 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 		}
 		rq.setNextTaskFair(se, true)
 	}
-	rq.needResched = false
+	rq.clearResched()
 	return nil
 }
 

@@ -64,8 +64,10 @@ type CfsRq struct {
 	pelt bool       // keep PELT signals
 	leaf leafList   // rq->leaf_cfs_rq_list and tmp_alone_branch (PELT only)
 
-	needResched bool
-	seq         uint64 // insertion counter for the timeline's tie order
+	needResched bool         // the hard request (TIF_NEED_RESCHED)
+	lazyResched bool         // the lazy request, set only under PreemptLazy (resched.go)
+	preempt     PreemptModel // the preemption model
+	seq         uint64       // insertion counter for the timeline's tie order
 
 	tl    timeline
 	tasks taskList // cfs_tasks, kept with the PELT signals
@@ -213,6 +215,9 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 		}
 		rq.attachHierarchy()
 	}
+	if rq.preempt == PreemptLazy && !rq.kernel.HasLazy() {
+		return nil, fmt.Errorf("%w: kernel %v has no lazy preemption model", ErrBadOption, rq.kernel)
+	}
 	rq.tl = newTimeline(rq.backend)
 	if rq.kernel.staleAggregates() {
 		st := newStaleTree(rq.kernel.noMaxSlice())
@@ -333,13 +338,14 @@ func (rq *CfsRq) NextBuddy() *SchedEntity {
 	return rq.next
 }
 
-// NeedResched reports the need-resched flag: set by every reschedule
-// request (lazy or not), cleared only by PickNext and SetNext.
+// NeedResched reports whether a reschedule is requested, hard or lazy
+// (NeedReschedHard, NeedReschedLazy): set by every reschedule request,
+// cleared only by PickNext, SetNext and PutPrev.
 func (rq *CfsRq) NeedResched() bool {
 	if rq == nil {
 		return false
 	}
-	return rq.needResched
+	return rq.needResched || rq.lazyResched
 }
 
 // NrQueued returns h_nr_queued: the queued entities, the running one and
@@ -458,7 +464,8 @@ func (rq *CfsRq) Entities() []*SchedEntity {
 	return out
 }
 
-// resched is resched_curr and resched_curr_lazy: the model keeps one flag.
+// resched is resched_curr: a hard request. resched_curr_lazy is
+// reschedLazy (resched.go).
 func (rq *CfsRq) resched() { rq.needResched = true }
 
 // checkOwner fails unless se may be operated on by rq: nil, or queued or

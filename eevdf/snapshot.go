@@ -84,7 +84,7 @@ func (rq *CfsRq) Snapshot() Snapshot {
 		NrRunning:    rq.nrRunning,
 		Curr:         rq.curr.nameOrEmpty(),
 		Next:         rq.next.nameOrEmpty(),
-		NeedResched:  rq.needResched,
+		NeedResched:  rq.NeedResched(),
 	}
 	for _, se := range rq.Entities() {
 		s.Entities = append(s.Entities, rq.EntitySnapshot(se))

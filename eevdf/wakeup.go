@@ -71,7 +71,7 @@ func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
 	if v618 && wf&WFFork == 0 && !pse.delayed && rq.feat.Has(features.NextBuddy) {
 		rq.setNextBuddy(pse) // v6.18: every such wakee, before any test
 	}
-	if rq.needResched && (v71 || !rq.feat.Has(features.PreemptShort)) {
+	if rq.needResched && (v71 || !rq.feat.Has(features.PreemptShort)) { // the hard request only
 		return
 	}
 	if !rq.feat.Has(features.WakeupPreemption) {
@@ -142,7 +142,7 @@ preempt:
 			rq.setShortBuddy(pse)
 		}
 	}
-	rq.resched()
+	rq.reschedLazy()
 }
 
 // pickIsWakee is the pick of the wakeup check. With PREEMPT_FLUSH_DELAYED

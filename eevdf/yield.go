@@ -56,10 +56,15 @@ func (rq *CfsRq) YieldTo(p *SchedEntity) bool {
 // groups, every level of its path then updates its PELT signals and group
 // weight, and the task takes its refreshed effective weight (it was
 // charged at the old one). While idle runs it does nothing.
+//
+// Under PreemptLazy it first makes a pending lazy request hard, as
+// sched_tick does before task_tick; a lazy request raised by this tick's
+// charge stays lazy until the next tick.
 func (rq *CfsRq) Tick() {
 	if rq == nil {
 		return
 	}
+	rq.tickUpgrade()
 	c := rq.curr
 	if c == nil || !c.onRq && !rq.before71() { // v7.1 charged a curr that was no longer queued
 		return

@@ -61,6 +61,25 @@ type Config struct {
 	HZ int
 	// Timeline selects the runqueue's timeline backend.
 	Timeline eevdf.Backend
+	// Preempt is the preemption model (default eevdf.PreemptFull, what
+	// arm64's defconfig builds): where a reschedule request takes effect
+	// (see the package documentation). Lazy makes the fair class's
+	// requests lazy; none and voluntary only preempt a Sys phase at its
+	// end or at its CondReschEvery / MightReschEvery points.
+	Preempt eevdf.PreemptModel
+	// CondReschEvery is the CPU time between cond_resched() points in a
+	// Sys phase, honoured under the none and voluntary models; 0: none.
+	CondReschEvery time.Duration
+	// MightReschEvery is the CPU time between might_resched() points (a
+	// might_sleep() on a mutex or an allocation) in a Sys phase, honoured
+	// under the voluntary model; 0: none.
+	MightReschEvery time.Duration
+	// TimerSlack is the timer slack of every task that does not set its
+	// own (TaskOptions.TimerSlack): a timed sleep wakes up to that much
+	// after its expiry (see the package documentation). The default 0
+	// fires every timer on time; the kernel's default for fair tasks is
+	// 50 µs, which a configuration models with "timer_slack": "50us".
+	TimerSlack time.Duration
 	// WakeupCost delays the reschedule that a wakeup requests (the IPI and
 	// the path to the preemption point); 0 preempts at once.
 	WakeupCost time.Duration
@@ -141,6 +160,9 @@ func LoadConfig(path string) (Config, error) {
 //	  "base_slice": "700us",
 //	  "hz": 1000,
 //	  "timeline": "btree",            // or "rbtree"
+//	  "preempt": "full",              // or "lazy", "voluntary", "none" (Config.Preempt)
+//	  "cond_resched_every": "0", "might_resched_every": "0",
+//	  "timer_slack": "0",             // "50us" is the kernel's default for fair tasks
 //	  "wakeup_cost": "0", "switch_cost": "0",
 //	  "start_jitter": "1ms",          // Config.StartJitter
 //	  "core_pairs": [[0, 1]],
@@ -160,14 +182,14 @@ func LoadConfig(path string) (Config, error) {
 //
 // Every WORKLOAD object has a "kind", an optional "name", and the task
 // attributes "group" (a name from "groups"; default the root), "nice",
-// "policy" ("normal", "batch", "idle"), "slice", "cpus" (a list), "cookie"
-// and "start". The other keys by kind (absent means the default
+// "policy" ("normal", "batch", "idle"), "slice", "cpus" (a list), "cookie",
+// "start" and "timer_slack". The other keys by kind (absent means the default
 // documented on the Go type; an explicit 0 is an error where the Go type
 // reads 0 as that default, and means what it documents elsewhere: no
 // distance, no duration or loop limit, no timeout):
 //
-//	cyclictest:   threads, interval, distance, duration, loops, work
-//	hackbench:    groups, fds, loops, pipe, threads, datasize, write_cost, read_cost, capacity
+//	cyclictest:   threads, interval, distance, duration, loops, work, sys_work
+//	hackbench:    groups, fds, loops, pipe, threads, datasize, write_cost, read_cost, user_cost, capacity
 //	stress:       n, timeout
 //	yield_loop:   yield_for, yield_cost, spin_for
 //	massive_intr: n, runtime, sleeptime, duration
@@ -179,7 +201,8 @@ func LoadConfig(path string) (Config, error) {
 //
 // A PHASE is an object with one action key:
 //
-//	{"run": "1ms", "jitter": "100us"}   {"spin": true}  {"spin": "5s"}  {"spin_until": "30s"}
+//	{"run": "1ms", "jitter": "100us"}   {"sys": "5us", "jitter": "0"}
+//	{"spin": true}  {"spin": "5s"}  {"spin_until": "30s"}
 //	{"sleep": "1ms", "jitter": "0"}     {"sleep_until": "2s"}
 //	{"timer": "1ms", "until": "10s"}    {"latency": true}
 //	{"send": "CHANNEL", "n": 1, "reply_to": "CHANNEL"}  {"recv": "CHANNEL", "n": 1}  {"reply": true}
@@ -223,6 +246,10 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		BaseSlice     JSONDuration      `json:"base_slice"`
 		HZ            *int              `json:"hz"`
 		Timeline      string            `json:"timeline"`
+		Preempt       string            `json:"preempt"`
+		TimerSlack    JSONDuration      `json:"timer_slack"`
+		CondResched   JSONDuration      `json:"cond_resched_every"`
+		MightResched  JSONDuration      `json:"might_resched_every"`
 		WakeupCost    JSONDuration      `json:"wakeup_cost"`
 		SwitchCost    JSONDuration      `json:"switch_cost"`
 		StartJitter   JSONDuration      `json:"start_jitter"`
@@ -250,6 +277,9 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		ShareInterval: time.Duration(jc.ShareInterval),
 		Trace:         jc.Trace,
 		Debug:         jc.Debug,
+	}
+	if err := parsePreemptKeys(&cfg, offs, jc.Preempt, jc.TimerSlack, jc.CondResched, jc.MightResched); err != nil {
+		return Config{}, err
 	}
 	if jc.CPUs != nil {
 		// Config.CPUs reads 0 as one CPU; written out, 0 is a mistake.
@@ -440,6 +470,7 @@ type jsonTaskOpts struct {
 	CPUs   []int        `json:"cpus"`
 	Cookie uint64       `json:"cookie"`
 	Start  JSONDuration `json:"start"`
+	Slack  JSONDuration `json:"timer_slack"`
 }
 
 func (o *jsonTaskOpts) options() (TaskOptions, error) {
@@ -448,7 +479,7 @@ func (o *jsonTaskOpts) options() (TaskOptions, error) {
 		return TaskOptions{}, err
 	}
 	return TaskOptions{Nice: o.Nice, Policy: p, Slice: time.Duration(o.Slice), CPUs: o.CPUs, Cookie: o.Cookie,
-		Start: time.Duration(o.Start), Group: o.Group}, nil
+		Start: time.Duration(o.Start), Group: o.Group, TimerSlack: time.Duration(o.Slack)}, nil
 }
 
 // parsePolicy reads a fair-class policy name.
@@ -496,6 +527,7 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			Duration JSONDuration `json:"duration"`
 			Loops    int          `json:"loops"`
 			Work     JSONDuration `json:"work"`
+			SysWork  JSONDuration `json:"sys_work"`
 		}
 		offs, err := strictDecode(raw, &j)
 		if err != nil {
@@ -510,7 +542,7 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		}
 		return &CyclictestWorkload{Label: j.Name, Threads: j.Threads, Interval: time.Duration(j.Interval),
 			Distance: time.Duration(j.Distance), Duration: time.Duration(j.Duration), Loops: j.Loops,
-			Work: time.Duration(j.Work), Options: opt}, 0, nil
+			Work: time.Duration(j.Work), SysWork: time.Duration(j.SysWork), Options: opt}, 0, nil
 	case "hackbench":
 		var j struct {
 			common
@@ -522,6 +554,7 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 			DataSize  int          `json:"datasize"`
 			WriteCost JSONDuration `json:"write_cost"`
 			ReadCost  JSONDuration `json:"read_cost"`
+			UserCost  JSONDuration `json:"user_cost"`
 			Capacity  int          `json:"capacity"`
 		}
 		offs, err := strictDecode(raw, &j)
@@ -538,7 +571,7 @@ func parseWorkload(raw json.RawMessage, dir string) (Workload, time.Duration, er
 		}
 		return &HackbenchWorkload{Label: j.Name, Groups: j.Groups, Fds: j.Fds, Loops: j.Loops, Pipe: j.Pipe,
 			Threads: j.Threads, DataSize: j.DataSize, WriteCost: time.Duration(j.WriteCost),
-			ReadCost: time.Duration(j.ReadCost), Capacity: j.Capacity, Options: opt}, 0, nil
+			ReadCost: time.Duration(j.ReadCost), UserCost: time.Duration(j.UserCost), Capacity: j.Capacity, Options: opt}, 0, nil
 	case "stress":
 		var j struct {
 			common
@@ -772,6 +805,7 @@ func parsePhases(raws []json.RawMessage, chans map[string]*Channel, offs offsets
 func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 	var j struct {
 		Run        *JSONDuration     `json:"run"`
+		Sys        *JSONDuration     `json:"sys"`
 		Jitter     JSONDuration      `json:"jitter"`
 		Spin       json.RawMessage   `json:"spin"`
 		SpinUntil  *JSONDuration     `json:"spin_until"`
@@ -814,6 +848,9 @@ func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 	}
 	if j.Run != nil {
 		add(RunJitter(time.Duration(*j.Run), time.Duration(j.Jitter)))
+	}
+	if j.Sys != nil {
+		add(SysJitter(time.Duration(*j.Sys), time.Duration(j.Jitter)))
 	}
 	if len(j.Spin) > 0 {
 		switch s := strings.TrimSpace(string(j.Spin)); s {

@@ -16,6 +16,7 @@ type cpu struct {
 	curr           int32 // task the CPU runs, −1 for idle
 	sibling        int32 // core-scheduling sibling, −1 for none
 	reschedPending bool  // an evResched is queued (Config.WakeupCost)
+	inCall         bool  // its task is inside a zero-time system call (kernel mode, preempt.go)
 
 	forced      bool   // idle by core scheduling with tasks queued
 	forcedSince uint64 // when that forced idle began
@@ -192,10 +193,14 @@ func (s *Sim) postNextTick() {
 // the reschedules it asks for.
 func (s *Sim) ticks() {
 	s.tickPosted = false
+	if len(s.slackq) > 0 {
+		s.tickSlack() // each tick's interrupt runs the timers inside their slack
+	}
 	if s.cfg.Nohz == smp.NohzOff {
 		for i := range s.cpus {
 			s.tick(&s.cpus[i])
 		}
+		s.here = -1
 		s.runPending()
 		s.postNextTick()
 		return
@@ -207,6 +212,7 @@ func (s *Sim) ticks() {
 			s.ticking.Clear(id)
 		}
 	}
+	s.here = -1
 	s.runPending()
 	if !s.ticking.Empty() {
 		s.postNextTick()
@@ -237,8 +243,9 @@ func (s *Sim) tick(c *cpu) {
 	if s.slog != nil && c.curr >= 0 {
 		s.logOp("tick", "", "")
 	}
+	s.here = c.id
 	s.sys.Tick(int(c.id))
-	if c.rq.NeedResched() {
+	if s.preemptNow(c) {
 		s.undue(c.id)
 		s.schedule(c) // which collects what the tick asked of other CPUs
 	} else {
@@ -265,6 +272,9 @@ func (s *Sim) reschedule(ids []int) {
 	for _, id := range ids {
 		c := &s.cpus[id]
 		s.syncCurr(c)
+		if s.lazyRemote(c) {
+			continue // a lazy request to another CPU sends no IPI
+		}
 		switch {
 		case s.wakeCost == 0:
 			s.markDue(c.id)
@@ -308,7 +318,7 @@ func (s *Sim) runDue() {
 		id := int32(s.due.First())
 		s.undue(id)
 		c := &s.cpus[id]
-		if c.forced || c.rq.NeedResched() {
+		if c.forced || s.preemptNow(c) {
 			s.schedule(c)
 		}
 	}

@@ -97,6 +97,41 @@
 // §0.3: asymmetric capacities, NUMA, bandwidth control, …) the simulator
 // does not have either.
 //
+// # Preemption models and timer slack
+//
+// Config.Preempt selects where a reschedule request takes effect
+// (KERNEL-SPEC-PREEMPT §4, §6). A task is in kernel mode while it runs a
+// Sys phase or a Send, Recv or Reply (a system call; a Sys phase followed
+// directly by one of them is the same call), in user mode otherwise.
+//
+//   - full (the default): every request is hard and taken at once, in
+//     either mode — the behaviour described above; a Sys phase schedules
+//     exactly as a Run phase;
+//   - lazy: the fair class's requests (the tick's and the wakeup
+//     check's) are lazy; a task in user mode takes one at once when it
+//     comes from its own CPU (a timer expiry, the tick, a wakeup it
+//     made); a task in kernel mode at its return to user space — the end
+//     of the Sys phase or the call — or at the next tick, which makes it
+//     hard and preempts at the tick's exit. A lazy request from another
+//     CPU sends no IPI: that CPU takes it at its next return to user
+//     space, tick or block. Hard requests (a wakeup while idle, a nice
+//     raised) behave as under full;
+//   - none and voluntary: a task in kernel mode is preempted only at the
+//     return to user space, at the cond_resched points of its Sys phase
+//     (every Config.CondReschEvery of kernel time) and, under voluntary,
+//     its might_resched points (Config.MightReschEvery); in user mode as
+//     under full.
+//
+// Blocking, exiting and yielding switch under every model.
+//
+// A timed sleep (Sleep, SleepUntil, Timer, rt-app timers) of a task with
+// timer slack (TaskOptions.TimerSlack, else Config.TimerSlack; default 0)
+// wakes at its expiry plus the slack, or at the first tick of its CPU, or
+// expiry of another timer there, at or after its expiry and inside that
+// window (the hrtimer's soft and hard expiries); its latency reference
+// stays the requested expiry. The kernel's default for fair tasks is
+// 50 µs; a configuration models it with "timer_slack": "50us".
+//
 // # Core scheduling
 //
 // Config.CorePairs makes pairs of CPUs SMT siblings that only run tasks of

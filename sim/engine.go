@@ -23,6 +23,7 @@ const (
 	evResched               // a reschedule delayed by the wakeup cost
 	evResume                // the switch cost has elapsed: the new task starts to progress
 	evSample                // a runtime-share sample
+	evPoint                 // a cond_resched or might_resched point of a Sys phase (preempt.go)
 )
 
 // evClass is the place of an event among the events of one instant: the
@@ -68,6 +69,7 @@ var classOf = [...]evClass{
 	evResched: clsResched,
 	evResume:  clsTask,
 	evSample:  clsSample,
+	evPoint:   clsTask,
 }
 
 // resumeItem is a CPU whose newly switched-in task starts to progress now.
@@ -99,6 +101,14 @@ type Sim struct {
 	wakeCost  uint64
 	swCost    uint64
 	stop      uint64
+
+	// Preemption model and timer slack (preempt.go, slack.go).
+	model      eevdf.PreemptModel
+	condEvery  uint64       // cond_resched points in Sys phases (none, voluntary)
+	mightEvery uint64       // might_resched points in Sys phases (voluntary)
+	here       int32        // the CPU whose code runs now, −1 if none in particular
+	slackq     []slackTimer // timed sleeps with slack, in arming order
+	deferred   uint64       // requests honoured after the model deferred them
 
 	now     uint64
 	seq     uint64
@@ -208,6 +218,9 @@ func (s *Sim) configure() error {
 		return fmt.Errorf("negative cost, sample interval or start jitter")
 	}
 	s.wakeCost, s.swCost = uint64(cfg.WakeupCost), uint64(cfg.SwitchCost)
+	if err := s.configurePreempt(); err != nil {
+		return err
+	}
 	if cfg.CoreRule > CoreLeader {
 		return fmt.Errorf("unknown core rule %d", cfg.CoreRule)
 	}
@@ -326,8 +339,8 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	if sp.Policy > eevdf.PolicyIdle {
 		return fmt.Errorf("unknown policy %d", sp.Policy)
 	}
-	if sp.Slice < 0 || sp.Start < 0 {
-		return fmt.Errorf("negative slice or start time")
+	if sp.Slice < 0 || sp.Start < 0 || sp.TimerSlack < 0 {
+		return fmt.Errorf("negative slice, start time or timer slack")
 	}
 	home := 0
 	for i, c := range sp.CPUs {
@@ -388,6 +401,7 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 		runCPU:    -1,
 		lastCPU:   -1,
 		lastReply: -1,
+		slack:     s.slackOf(sp),
 	}
 	t.lat = make([]uint64, 0, latencyCapacity(prog, s.stop))
 	s.tasks = append(s.tasks, t)
@@ -635,6 +649,7 @@ func (s *Sim) dispatch(ev *event) {
 	switch ev.kind {
 	case evStart:
 		s.events++
+		s.here = -1
 		s.startTask(ev.task)
 	case evWake:
 		t := &s.tasks[ev.task]
@@ -642,12 +657,18 @@ func (s *Sim) dispatch(ev *event) {
 			return
 		}
 		s.events++
+		cpu := int32(t.st.CPU())
+		s.here = cpu
 		s.wake(ev.task, -1, false)
+		if len(s.slackq) > 0 {
+			s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
+		}
 	case evDone:
 		s.complete(ev.task, ev.gen)
 	case evResched:
 		s.events++
 		c := &s.cpus[ev.cpu]
+		s.here = c.id
 		c.reschedPending = false
 		s.markDue(c.id)
 	case evResume:
@@ -662,6 +683,8 @@ func (s *Sim) dispatch(ev *event) {
 		s.events++
 		s.sampleShares()
 		s.post(s.now+s.series.interval, evSample, -1, -1, 0)
+	case evPoint:
+		s.point(&s.cpus[ev.cpu], ev.task, ev.gen)
 	}
 }
 

@@ -52,9 +52,14 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 // phaseDone ends the running task's Run or Spin phase and goes on.
 func (s *Sim) phaseDone(c *cpu, ti int32) {
 	t := &s.tasks[ti]
-	t.inRun, t.spin = false, false
+	wasSys := t.sys
+	t.inRun, t.spin, t.sys = false, false, false
 	t.remaining, t.spinEnd = 0, 0
 	t.pc++
+	s.here = c.id
+	if wasSys && !callGoesOn(t) && !s.returnToUser(c, ti) {
+		return
+	}
 	s.exec(c, ti)
 }
 
@@ -72,6 +77,7 @@ var errLivelock = errors.New("programs make no progress in time (livelock)")
 func (s *Sim) exec(c *cpu, ti int32) {
 	t := &s.tasks[ti]
 	gen := t.gen
+	s.here = c.id
 	for {
 		s.steps++
 		if s.steps > maxStepsAtOneTime {
@@ -90,6 +96,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				continue
 			}
 			t.inRun, t.remaining, t.segStart = true, d, s.now
+			t.sys, t.sysLen = in.flag == 1, d
 			s.postDone(addSat(s.now, d), ti, c.id, gen)
 			return
 		case opSpin:
@@ -172,7 +179,10 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				ts.next = s.now
 			}
 		case opSend:
-			if !s.send(c, ti, in.n, in.m, in.a) {
+			c.inCall = true
+			ok := s.send(c, ti, in.n, in.m, in.a)
+			c.inCall = false
+			if !ok || !s.returnToUser(c, ti) {
 				return
 			}
 		case opReply:
@@ -180,11 +190,17 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				s.fail(fmt.Errorf("%s: Reply without a request to answer", t.name))
 				return
 			}
-			if !s.send(c, ti, t.lastReply, -1, 1) {
+			c.inCall = true
+			ok := s.send(c, ti, t.lastReply, -1, 1)
+			c.inCall = false
+			if !ok || !s.returnToUser(c, ti) {
 				return
 			}
 		case opRecv:
-			if !s.recv(c, ti, in.n, in.a) {
+			c.inCall = true
+			ok := s.recv(c, ti, in.n, in.a)
+			c.inCall = false
+			if !ok || !s.returnToUser(c, ti) {
 				return
 			}
 		case opYield:
@@ -279,6 +295,9 @@ func (s *Sim) exec(c *cpu, ti int32) {
 func (s *Sim) sleepUntil(c *cpu, ti int32, at uint64) {
 	t := &s.tasks[ti]
 	t.wakeGen++
+	if t.slack > 0 {
+		at = s.armSlack(c, ti, at)
+	}
 	s.postTimer(at, ti, t.wakeGen)
 	s.block(c, ti, stBlocked)
 }

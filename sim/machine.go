@@ -68,6 +68,9 @@ func (s *Sim) newSystem(top *topology.Topology) error {
 		opts = append(opts, smp.WithPreset(s.preset, s.origin))
 	}
 	rqOpts := []eevdf.Option{eevdf.WithTimeline(cfg.Timeline)}
+	if cfg.Preempt != eevdf.PreemptFull {
+		rqOpts = append(rqOpts, eevdf.WithPreempt(cfg.Preempt))
+	}
 	if cfg.BaseSlice > 0 {
 		// An explicit sysctl_sched_base_slice replaces the kernel's
 		// scaled value (a write to debugfs' base_slice_ns).

@@ -53,6 +53,7 @@ const (
 	phSetNice
 	phSetSlice
 	phExit
+	phSys
 )
 
 // TimerMode selects how a named periodic timer (rt-app's "timer" event)
@@ -194,7 +195,7 @@ type HookEvent struct {
 type opcode uint8
 
 const (
-	opRun opcode = iota
+	opRun opcode = iota // flag 1: a Sys phase (kernel mode)
 	opSpin
 	opSpinUntil // a = absolute end, or b = duration from the phase start
 	opSleep
@@ -335,6 +336,16 @@ func (b *progBuilder) phase(p *Phase, depth int) error {
 			op = opSleep
 		}
 		b.emit(instr{op: op, a: d, b: j})
+	case phSys:
+		d, err := durNs("sys", p.d)
+		if err != nil {
+			return err
+		}
+		j, err := durNs("jitter", p.j)
+		if err != nil {
+			return err
+		}
+		b.emit(instr{op: opRun, flag: 1, a: d, b: j}) // flag 1: kernel mode
 	case phSpin:
 		b.emit(instr{op: opSpin})
 	case phSpinFor:
@@ -524,7 +535,7 @@ func passesTime(body []Phase) bool {
 	for i := range body {
 		p := &body[i]
 		switch p.kind {
-		case phRun, phSleep:
+		case phRun, phSleep, phSys:
 			if p.d > 0 || p.j > 0 {
 				return true
 			}

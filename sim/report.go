@@ -34,6 +34,17 @@ type Report struct {
 	ForcedPicks     uint64 `json:"forced_picks"`     // core scheduling: sibling tasks installed with SetNext
 	ForcedIdles     uint64 `json:"forced_idles"`     // core scheduling: siblings held idle
 
+	// Preempt is the preemption model, "" for full (the default). It,
+	// TimerSlackNs and DeferredResched are left out of every output while
+	// they have their defaults, so that those outputs stay as they were.
+	Preempt string `json:"preempt,omitempty"`
+	// TimerSlackNs is Config.TimerSlack, 0 for none.
+	TimerSlackNs uint64 `json:"timer_slack_ns,omitempty"`
+	// DeferredResched counts the reschedules the preemption model held
+	// until a return to user space or a cond_resched / might_resched
+	// point (a lazy request's tick upgrade is not counted).
+	DeferredResched uint64 `json:"deferred_resched,omitempty"`
+
 	Placement       PlacementReport  `json:"placement"`        // how tasks reached their CPUs
 	MigrationCauses []MigrationCause `json:"migration_causes"` // Migrations by cause, and fork balance
 	// Conservation is how long CPUs idled while work waited elsewhere;
@@ -214,6 +225,9 @@ func (s *Sim) Report() *Report {
 		Features:        s.feat.Diff(features.Default()),
 		BaseSliceNs:     s.baseSlice,
 		TickNs:          s.tickNsec,
+		TimerSlackNs:    uint64(s.cfg.TimerSlack),
+		Preempt:         preemptName(s.model),
+		DeferredResched: s.deferred,
 		EndNs:           s.now,
 		Events:          s.events,
 		ContextSwitches: s.ctxSwitches,
@@ -536,6 +550,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.CPUs > 1 {
 		fmt.Fprintf(bw, "machine %s, nohz %s, %s start\n", r.Machine, r.Nohz, r.Preset)
 	}
+	if r.Preempt != "" || r.TimerSlackNs > 0 {
+		fmt.Fprintf(bw, "preemption %s, timer slack %s ms, deferred reschedules %d\n",
+			orDefault(r.Preempt, "full"), ms3(r.TimerSlackNs), r.DeferredResched)
+	}
 	fmt.Fprintf(bw, "events %d, context switches %d, preemptions %d, migrations %d, delayed wakeups %d",
 		r.Events, r.ContextSwitches, r.Preemptions, r.Migrations, r.DelayedWakeups)
 	if r.ForcedPicks > 0 || r.ForcedIdles > 0 {
@@ -656,6 +674,11 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	row("run", "", "features", r.Features)
 	row("run", "", "base_slice_ns", u(r.BaseSliceNs))
 	row("run", "", "tick_ns", u(r.TickNs))
+	if r.Preempt != "" || r.TimerSlackNs > 0 {
+		row("run", "", "preempt", orDefault(r.Preempt, "full"))
+		row("run", "", "timer_slack_ns", u(r.TimerSlackNs))
+		row("run", "", "deferred_resched", u(r.DeferredResched))
+	}
 	row("run", "", "end_ns", u(r.EndNs))
 	row("run", "", "events", u(r.Events))
 	row("run", "", "context_switches", u(r.ContextSwitches))

@@ -28,6 +28,11 @@ type TaskOptions struct {
 	// Group names the task's group among Config.Groups ("" or "/": the
 	// root group).
 	Group string
+	// TimerSlack is the task's timer slack (prctl PR_SET_TIMERSLACK): its
+	// timed sleeps wake up to that much after their expiry. 0 takes
+	// Config.TimerSlack, as prctl's 0 restores the default; a task that
+	// wants none under a configuration default sets 1 ns, as users do.
+	TimerSlack time.Duration
 }
 
 // Group is a task group of the simulated machine (a cgroup with the cpu
@@ -92,6 +97,11 @@ type task struct {
 	gen         uint32 // bumped at every switch-out: stale completions and resumes
 	wakeGen     uint32 // bumped at every timed block: stale timer wakeups
 	inRun       bool   // inside a Run or Spin phase
+	sys         bool   // the Run phase is a Sys phase: kernel mode (preempt.go)
+	sysLen      uint64 // the CPU time of the current Sys phase, for its preemption points
+	pointAt     uint64 // the preemption point posted in stint pointGen, 0 if none
+	pointGen    uint32
+	slack       uint64 // timer slack (slack.go)
 	spin        bool   // the phase is a Spin (no CPU-time budget)
 	progressing bool   // running past the switch cost
 	remaining   uint64 // CPU time left in the Run phase

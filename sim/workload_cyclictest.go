@@ -37,6 +37,11 @@ type CyclictestWorkload struct {
 	Loops int
 	// Work is the CPU time each thread spends after a wakeup (default 2 µs).
 	Work time.Duration
+	// SysWork is kernel-mode CPU time at each wakeup before the sample is
+	// taken: the return from clock_nanosleep (a Sys phase, which the
+	// preemption model may delay). The default 0 leaves it out;
+	// KERNEL-SPEC-PREEMPT §7.1 estimates 1–2 µs.
+	SysWork time.Duration
 	// Options are the threads' scheduling attributes (--policy, nice, the
 	// slice, -a affinity).
 	Options TaskOptions
@@ -65,7 +70,7 @@ func (w *CyclictestWorkload) Tasks() ([]TaskSpec, error) {
 	if err := checkCount("cyclictest loops", w.Loops, 1<<40); err != nil {
 		return nil, err
 	}
-	for _, d := range []time.Duration{interval, w.Distance, w.Duration, work} {
+	for _, d := range []time.Duration{interval, w.Distance, w.Duration, work, w.SysWork} {
 		if err := checkDur("cyclictest", d); err != nil {
 			return nil, err
 		}
@@ -81,6 +86,9 @@ func (w *CyclictestWorkload) Tasks() ([]TaskSpec, error) {
 			timer = TimerUntil(per, w.Options.Start+w.Duration)
 		}
 		body := []Phase{timer, Latency(), Run(work)}
+		if w.SysWork > 0 {
+			body = []Phase{timer, Sys(w.SysWork), Latency(), Run(work)}
+		}
 		var prog Phase
 		if w.Loops > 0 {
 			prog = Loop(w.Loops, body...)

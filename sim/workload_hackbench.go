@@ -18,7 +18,10 @@ import (
 // messages, the workload Groups·Fds·Fds·Loops.
 //
 // Costs: a sender spends WriteCost of CPU time before each write (the
-// write syscall), a receiver ReadCost after each read. A channel holds
+// write syscall), a receiver ReadCost after each read. Both are kernel
+// time (Sys phases; KERNEL-SPEC-PREEMPT §7.1: hackbench runs mostly in
+// the kernel), which schedules as Run under the full preemption model;
+// UserCost, user-mode time after each call, defaults to 0. A channel holds
 // Capacity messages; by default a pipe holds 64 KiB (16 pages, small writes
 // merge into pages), i.e. 65536/DataSize messages, and a socket its send
 // buffer's 212992 bytes at DataSize + 768 bytes of buffer accounting per
@@ -45,8 +48,11 @@ type HackbenchWorkload struct {
 	// DataSize is hackbench -s, bytes per message (default 100).
 	DataSize int
 	// WriteCost and ReadCost are the CPU time of one write and one read
-	// (default 2 µs each).
+	// (default 2 µs each), in kernel mode.
 	WriteCost, ReadCost time.Duration
+	// UserCost is user-mode CPU time after each write and each read
+	// (default 0: none; KERNEL-SPEC-PREEMPT §7.1 guesses 0.2 µs).
+	UserCost time.Duration
 	// Capacity overrides the channel capacity in messages.
 	Capacity int
 	// Options are the tasks' scheduling attributes.
@@ -103,7 +109,7 @@ func (w *HackbenchWorkload) Tasks() ([]TaskSpec, error) {
 	if w.DataSize < 0 || w.Capacity < 0 {
 		return nil, fmt.Errorf("hackbench: negative data size or capacity")
 	}
-	if err := checkDur("hackbench costs", min(wc, rc)); err != nil {
+	if err := checkDur("hackbench costs", min(wc, rc, w.UserCost)); err != nil {
 		return nil, err
 	}
 	capacity := w.ChannelCapacity()
@@ -116,12 +122,18 @@ func (w *HackbenchWorkload) Tasks() ([]TaskSpec, error) {
 		chans := make([]*Channel, fds)
 		for r := range fds {
 			chans[r] = NewChannel(fmt.Sprintf("%s-g%d-r%d", w.Name(), g, r), capacity, true)
-			prog := Loop(fds*loops, Recv(chans[r], 1), Run(rc))
+			prog := Loop(fds*loops, Recv(chans[r], 1), Sys(rc))
+			if w.UserCost > 0 {
+				prog = Loop(fds*loops, Recv(chans[r], 1), Sys(rc), Run(w.UserCost))
+			}
 			out = append(out, w.Options.spec(fmt.Sprintf("%s-%s-g%d-r%d", w.Name(), mode, g, r), prog))
 		}
-		body := make([]Phase, 0, 2*fds)
+		body := make([]Phase, 0, 3*fds)
 		for r := range fds {
-			body = append(body, Run(wc), Send(chans[r], 1))
+			body = append(body, Sys(wc), Send(chans[r], 1))
+			if w.UserCost > 0 {
+				body = append(body, Run(w.UserCost))
+			}
 		}
 		for snd := range fds {
 			out = append(out, w.Options.spec(fmt.Sprintf("%s-%s-g%d-s%d", w.Name(), mode, g, snd), Loop(loops, body...)))

@@ -186,7 +186,7 @@ func (s *System) nohzCSD(ilb int) {
 	flags := c.nohzFlags & (nohzKickMask | nohzNewILBKick)
 	c.nohzFlags &^= nohzKickMask | nohzNewILBKick
 	c.idleBalance = s.idleCPU(ilb)
-	if c.idleBalance && !s.rq(ilb).NeedResched() {
+	if c.idleBalance && !s.rq(ilb).NeedReschedHard() {
 		c.nohzIdleBalance = flags
 		s.balanceSoftirq(ilb)
 	}
@@ -229,7 +229,7 @@ func (s *System) nohzSweep(this int, flags nohzFlag) {
 		if !s.idleCPU(b) {
 			continue
 		}
-		if !s.idleCPU(this) && s.rq(this).NeedResched() {
+		if !s.idleCPU(this) && s.rq(this).NeedReschedHard() { // need_resched(): the hard request
 			if flags&nohzStatsKick != 0 {
 				hasBlocked = true
 			}
@@ -302,7 +302,7 @@ func (s *System) nohzRunIdleBalance(cpu int) {
 	c := &s.cpus[cpu]
 	flags := c.nohzFlags
 	c.nohzFlags &^= nohzNewILBKick
-	if flags == nohzNewILBKick && !s.rq(cpu).NeedResched() {
+	if flags == nohzNewILBKick && !s.rq(cpu).NeedReschedHard() {
 		s.nohzSweep(cpu, nohzStatsKick)
 	}
 }
