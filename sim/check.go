@@ -7,12 +7,16 @@ import "fmt"
 // Check: every runqueue's eevdf Check, and every task where the System
 // believes it is) and the simulator's agreement with them:
 //   - a CPU's running task is its runqueue's current entity and runs
-//     there for the System too (task_cpu); a CPU forced idle keeps no
-//     task installed; an idle CPU has none;
+//     there for the System too (task_cpu); an idle CPU, forced idle or
+//     not, has none installed;
 //   - a runnable task is queued (not delayed) on its task_cpu and not
 //     running; a blocked or exited task is not queued, unless a blocked
-//     one is delayed; the System agrees on each task's state;
-//   - the two CPUs of a core-scheduling pair run tasks of one cookie.
+//     one is delayed; the System agrees on each task's state.
+//
+// Under core scheduling smp's Check verifies the core invariants (the
+// SMT threads of a settled core run one cookie or are forced idle, each
+// core tree holds exactly its queued cookied tasks, core_pick_seq is
+// consistent); the simulator's view of forced idle must match smp's.
 //
 // The simulator's own runtime accounting is compared with eevdf's
 // sum_exec_runtime at every switch-out (switchOut).
@@ -35,10 +39,9 @@ func (s *Sim) check() error {
 		case curr != nil:
 			return fmt.Errorf("CPU %d idle but its runqueue runs %s", i, curr.Name())
 		}
-		if c.sibling > int32(i) && c.curr >= 0 {
-			if o := &s.cpus[c.sibling]; o.curr >= 0 && s.tasks[c.curr].cookie != s.tasks[o.curr].cookie {
-				return fmt.Errorf("core pair %d/%d runs cookies %d and %d", i, c.sibling,
-					s.tasks[c.curr].cookie, s.tasks[o.curr].cookie)
+		if s.core != nil {
+			if err := s.checkForced(i); err != nil {
+				return err
 			}
 		}
 	}

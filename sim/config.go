@@ -94,11 +94,6 @@ type Config struct {
 	// next. With it, different seeds give different runs of built-in
 	// workloads that have no random phases of their own.
 	StartJitter time.Duration
-	// CorePairs makes pairs of CPUs SMT siblings under core scheduling
-	// (see the package documentation for the rule).
-	CorePairs [][2]int
-	// CoreRule selects which sibling's pick sets a core's cookie.
-	CoreRule CoreRule
 	// Groups are the task groups (cgroups with the cpu controller),
 	// created in order before any task; a workload names its group in
 	// TaskOptions.Group. With groups every CPU's runqueue keeps PELT
@@ -165,8 +160,6 @@ func LoadConfig(path string) (Config, error) {
 //	  "timer_slack": "0",             // "50us" is the kernel's default for fair tasks
 //	  "wakeup_cost": "0", "switch_cost": "0",
 //	  "start_jitter": "1ms",          // Config.StartJitter
-//	  "core_pairs": [[0, 1]],
-//	  "core_rule": "priority",        // or "leader"
 //	  "share_interval": "100ms",
 //	  "trace": false, "debug": false,
 //	  "groups": [{"name": "batch", "parent": "", "weight": 10, "nice": null, "idle": false}, ...],
@@ -253,8 +246,8 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		WakeupCost    JSONDuration      `json:"wakeup_cost"`
 		SwitchCost    JSONDuration      `json:"switch_cost"`
 		StartJitter   JSONDuration      `json:"start_jitter"`
-		CorePairs     [][2]int          `json:"core_pairs"`
-		CoreRule      string            `json:"core_rule"`
+		RemovedPairs  json.RawMessage   `json:"core_pairs"` // removed: refused
+		RemovedRule   json.RawMessage   `json:"core_rule"`  // removed: refused
 		ShareInterval JSONDuration      `json:"share_interval"`
 		Trace         bool              `json:"trace"`
 		Debug         bool              `json:"debug"`
@@ -273,7 +266,6 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		WakeupCost:    time.Duration(jc.WakeupCost),
 		SwitchCost:    time.Duration(jc.SwitchCost),
 		StartJitter:   time.Duration(jc.StartJitter),
-		CorePairs:     jc.CorePairs,
 		ShareInterval: time.Duration(jc.ShareInterval),
 		Trace:         jc.Trace,
 		Debug:         jc.Debug,
@@ -323,13 +315,8 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		}
 		cfg.Features = &fs
 	}
-	switch jc.CoreRule {
-	case "", "priority":
-		cfg.CoreRule = CorePriority
-	case "leader":
-		cfg.CoreRule = CoreLeader
-	default:
-		return Config{}, errAt(offs["core_rule"], "core_rule %q: want priority or leader", jc.CoreRule)
+	if err := removedCoreKeys(offs, jc.RemovedPairs, jc.RemovedRule); err != nil {
+		return Config{}, err
 	}
 	switch strings.ToLower(jc.Timeline) {
 	case "", "btree":

@@ -367,7 +367,7 @@ func TestConfigErrorPositions(t *testing.T) {
 		{"nice not a number", `{"duration": "1s", "workloads": [{"kind": "stress", "nice": "abc"}]}`, `config:1:61: workload 0: nice: "abc" is not a number`},
 		{"count not an integer", `{"duration": "1s", "workloads": [{"kind": "stress", "n": 1.5}]}`, "config:1:58: workload 0: n: 1.5 is not an integer"},
 		{"negative seed", `{"duration": "1s", "seed": -5, ` + stress + `}`, "config:1:28: seed: -5 outside 0..18446744073709551615"},
-		{"short core pair", `{"duration": "1s", "core_pairs": [[0]], ` + stress + `}`, "config:1:35: core_pairs: want 2 elements, got 1"},
+		{"core pairs", `{"duration": "1s", "core_pairs": [[0]], ` + stress + `}`, `config:1:34: core_pairs: no longer supported: core scheduling is the kernel's now: give tasks a "cookie" (tasks with the same number share one cookie), and the SMT siblings come from "machine"'s threads_per_core`},
 		{"bad duration", `{"duration": "1 second", ` + stress + `}`, `config:1:14: duration: time: unknown unit " second" in duration "1 second"`},
 		{"instances 0", `{"duration": "1s", "workloads": [{"kind": "tasks", "tasks": [{"name": "a", "instances": 0, "program": [{"run": "1ms"}]}]}]}`,
 			`config:1:89: workload 0: task "a": instances 0 (leave it out for one)`},

@@ -14,19 +14,14 @@ type cpu struct {
 	id             int32
 	rq             *eevdf.CfsRq
 	curr           int32 // task the CPU runs, −1 for idle
-	sibling        int32 // core-scheduling sibling, −1 for none
 	reschedPending bool  // an evResched is queued (Config.WakeupCost)
 	inCall         bool  // its task is inside a zero-time system call (kernel mode, preempt.go)
-
-	forced      bool   // idle by core scheduling with tasks queued
-	forcedSince uint64 // when that forced idle began
 
 	// Metrics.
 	switches    uint64
 	preemptions uint64
 	busy        uint64 // time with a task running
 	busySince   uint64
-	forcedIdle  uint64
 }
 
 // clock is the simulated time at which the CPU's running task is charged
@@ -35,8 +30,9 @@ func (s *Sim) clock(c *cpu) uint64 { return s.now }
 
 // schedule is __schedule on c, a preemption point: smp's Schedule (the
 // pick, and whatever smp does when the CPU would idle), then the switch
-// if the pick differs from the running task. A CPU of a core-scheduling
-// pair picks for the whole core instead (coreSchedule).
+// if the pick differs from the running task. Under core scheduling smp's
+// pick is the core-wide one, which may ask the CPU's SMT siblings to
+// reschedule (collected here) and may leave the CPU forced idle.
 func (s *Sim) schedule(c *cpu) {
 	if s.slog != nil {
 		if !s.slog.mute {
@@ -44,10 +40,9 @@ func (s *Sim) schedule(c *cpu) {
 		}
 		s.slog.mute = false
 	}
-	if c.sibling >= 0 {
-		s.coreSchedule(c, &s.cpus[c.sibling])
-	} else {
-		s.switchTo(c, s.idx(s.sys.Schedule(int(c.id))))
+	s.switchTo(c, s.idx(s.sys.Schedule(int(c.id))))
+	if s.core != nil {
+		s.syncForced(c)
 	}
 	s.collectResched()
 }
@@ -92,11 +87,11 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 // a CPU that smp switched on its own (not through Schedule) reports it in
 // Resched, and is switched here.
 func (s *Sim) syncCurr(c *cpu) {
-	if c.sibling >= 0 {
-		return // core scheduling installs what the siblings run itself
-	}
 	if next := s.idx(s.sys.Curr(int(c.id))); next != c.curr {
 		s.switchTo(c, next)
+	}
+	if s.core != nil {
+		s.syncForced(c)
 	}
 }
 
@@ -300,8 +295,7 @@ func (s *Sim) undue(id int32) {
 }
 
 // flushDue runs the due reschedules in ascending CPU id, including those
-// they set off: __schedule on each CPU still asked to reschedule (or
-// forced idle by core scheduling, which any wakeup reschedules). It runs
+// they set off: __schedule on each CPU still asked to reschedule. It runs
 // at the end of the timer, tick and reschedule steps of an instant (§7.3
 // step 5), and after every call a task's program makes into smp (step 6).
 func (s *Sim) flushDue() {
@@ -318,7 +312,7 @@ func (s *Sim) runDue() {
 		id := int32(s.due.First())
 		s.undue(id)
 		c := &s.cpus[id]
-		if c.forced || s.preemptNow(c) {
+		if s.preemptNow(c) {
 			s.schedule(c)
 		}
 	}
@@ -388,8 +382,8 @@ func (s *Sim) wake(ti, waker int32, sync bool) {
 // a dequeue with DEQUEUE_SLEEP, which may leave it queued as delayed, and
 // __schedule; or ends it (st = stExited): smp's Exit, a dead task's
 // dequeue (DEQUEUE_SPECIAL, never delayed), __schedule and the removal of
-// its load. The simulator then switches to what c runs now; a CPU of a
-// core-scheduling pair runs the core-wide pick after smp's own.
+// its load. The simulator then switches to what c runs now (under core
+// scheduling smp's pick is the core-wide one).
 func (s *Sim) block(c *cpu, ti int32, st taskState) {
 	t := &s.tasks[ti]
 	t.state = st
@@ -411,145 +405,12 @@ func (s *Sim) block(c *cpu, ti int32, st taskState) {
 		s.fail(err)
 		return
 	}
-	if c.sibling >= 0 {
-		s.schedule(c)
-	} else {
-		if s.slog != nil {
-			s.slog.mute = false
-		}
-		s.switchTo(c, s.idx(s.sys.Curr(int(c.id))))
+	if s.slog != nil {
+		s.slog.mute = false
+	}
+	s.switchTo(c, s.idx(s.sys.Curr(int(c.id))))
+	if s.core != nil {
+		s.syncForced(c)
 	}
 	s.settle()
-}
-
-// Core scheduling.
-//
-// The two CPUs of a pair are SMT siblings that may only run tasks with the
-// same cookie at the same time (idle goes with anything). When either
-// reaches a preemption point, both pick without installing anything
-// (PickTask on each, as the core's pick_next_task calls pick_task on every
-// sibling); one pick wins and fixes the cookie c:
-//   - CorePriority (default): the pick of higher priority, compared across the two
-//     runqueues by lag (V − vruntime of each on its own queue, the larger
-//     wins; ties go to the CPU at the preemption point) — the kernel
-//     compares vruntimes normalised by each queue's reference point;
-//     an idle pick always loses;
-//   - CoreLeader: the pick of the CPU at the preemption point, unless it
-//     is idle.
-// A CPU whose pick has another cookie runs instead its queued task of
-// cookie c with the smallest vruntime (the order of the kernel's core tree,
-// sched_core_find; ties: earlier deadline, then creation order), installed
-// with SetNext whether it is eligible or not — core scheduling prefers an
-// ineligible task to forced idle, the behaviour behind seed 004 v3. With no
-// such task it is forced idle (PutPrev: the idle task runs with tasks
-// queued) until the next pick of the core. Each CPU then installs what it
-// runs (SetNext or PutPrev: put_prev_set_next_task).
-//
-// Core scheduling is outside package smp (KERNEL-SPEC-SMP §0.3: smp models
-// a kernel without it), so the core-wide pick works on the System's
-// runqueues directly (RQ(cpu).PickTask, SetNext, PutPrev) instead of
-// smp's Schedule: what smp does when a CPU of a pair would idle (newly
-// idle balancing, idle_stamp, has_idle_cores) does not run for these
-// picks. A task of a pair blocks or exits through smp (Block, Exit), whose
-// own __schedule picks for that CPU alone; the core-wide pick that follows
-// replaces the choice (put_prev of smp's pick, set_next of the core's, at
-// the same instant).
-
-// CoreRule selects which sibling's pick fixes the cookie of a core.
-type CoreRule uint8
-
-const (
-	// CorePriority (the default): the pick with the larger lag leads, as
-	// the kernel's core-wide pick takes the sibling pick of highest
-	// priority, whichever CPU reached the preemption point.
-	CorePriority CoreRule = iota
-	// CoreLeader: the CPU at the preemption point leads.
-	CoreLeader
-)
-
-// coreSchedule is a preemption point of l in a core-scheduling pair with
-// f: the kernel's core-wide pick. Each sibling picks without installing
-// (pick_task_fair), one pick fixes the cookie, and each sibling then
-// installs what it runs (put_prev_set_next_task) or is forced idle.
-func (s *Sim) coreSchedule(l, f *cpu) {
-	lp, fp := s.pickTask(l), s.pickTask(f)
-	lead := lp
-	switch {
-	case lp < 0:
-		lead = fp
-	case fp >= 0 && s.cfg.CoreRule == CorePriority:
-		if s.rq(f).Lag(s.tasks[fp].se) > s.rq(l).Lag(s.tasks[lp].se) {
-			lead = fp
-		}
-	}
-	if lead >= 0 {
-		cookie := s.tasks[lead].cookie
-		lp = s.coreMatch(l, lp, cookie)
-		fp = s.coreMatch(f, fp, cookie)
-	}
-	s.install(l, lp)
-	s.install(f, fp)
-	s.switchTo(l, lp)
-	s.switchTo(f, fp)
-}
-
-// pickTask is pick_task_fair on c: charge its running task and pick,
-// without installing anything (−1: idle). It ends a forced idle.
-func (s *Sim) pickTask(c *cpu) int32 {
-	if c.forced {
-		c.forcedIdle += s.now - c.forcedSince
-		c.forced = false
-	}
-	return s.taskOf(s.rq(c).PickTask())
-}
-
-// install makes p (−1: the idle task) c's current task on its runqueue:
-// SetNext (put_prev then set_next, nothing if p already runs) or PutPrev.
-func (s *Sim) install(c *cpu, p int32) {
-	if p >= 0 {
-		if err := s.rq(c).SetNext(s.tasks[p].se); err != nil {
-			s.fail(err)
-		}
-		return
-	}
-	s.rq(c).PutPrev()
-}
-
-// coreMatch returns what c runs given its pick p and the core's cookie:
-// p itself if it has the cookie, else a task of the cookie, forced even if
-// it is not eligible, else nothing (−1): forced idle.
-func (s *Sim) coreMatch(c *cpu, p int32, cookie uint64) int32 {
-	if p < 0 || s.tasks[p].cookie == cookie {
-		return p
-	}
-	if x := s.coreCandidate(c, cookie); x >= 0 {
-		s.forcedPicks++
-		return x
-	}
-	c.forced = true
-	c.forcedSince = s.now
-	s.forcedIdles++
-	return -1
-}
-
-// coreCandidate returns the task of the given cookie queued on c or
-// running there (not delayed) with the smallest vruntime, or −1.
-func (s *Sim) coreCandidate(c *cpu, cookie uint64) int32 {
-	best := int32(-1)
-	for i := range s.tasks {
-		t := &s.tasks[i]
-		if (t.state != stRunnable && t.state != stRunning) || t.st.CPU() != int(c.id) || t.cookie != cookie || !t.se.OnRq() || t.se.Delayed() {
-			continue
-		}
-		if best < 0 {
-			best = int32(i)
-			continue
-		}
-		b := s.tasks[best].se
-		dv := int64(t.se.Vruntime() - b.Vruntime())
-		if dv < 0 || (dv == 0 && int64(t.se.Deadline()-b.Deadline()) < 0) {
-			best = int32(i)
-		}
-	}
-	return best
 }

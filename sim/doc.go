@@ -134,29 +134,33 @@
 //
 // # Core scheduling
 //
-// Config.CorePairs makes pairs of CPUs SMT siblings that only run tasks of
-// the same cookie (TaskOptions.Cookie; 0 is the untagged cookie, which
-// only pairs with itself; the idle task pairs with anything); the pairs
-// are independent of the machine's own SMT threads. Whenever a
-// CPU of a pair reaches a preemption point, both CPUs pick without
-// installing anything (PickTask on each, as the kernel's core-wide pick
-// calls pick_task on every sibling) and one pick fixes the cookie c: with
-// CorePriority (the default) the pick with the larger lag on its own
-// runqueue (the kernel takes the highest-priority pick, comparing
-// vruntimes normalised per runqueue); with CoreLeader the pick of the CPU
-// at the preemption point, unless it picked idle. A CPU whose pick has another cookie runs instead its task of
-// cookie c with the smallest vruntime (the order of the kernel's core
-// tree; ties by earlier deadline, then creation order), whether it is
-// eligible or not — core scheduling prefers an ineligible task to forcing
-// the sibling idle, which is why seed 004's v3 forfeits a yielder's
-// vruntime only when it is eligible. If it has no such task it is forced
-// idle (PutPrev: the idle task runs with tasks queued) until the next pick
-// of the core. Each CPU then installs what it runs with SetNext or PutPrev
-// (put_prev_set_next_task). Core scheduling is outside smp, which models a
-// kernel without it: these picks use the System's runqueues directly
-// (RQ(cpu).PickTask, SetNext, PutPrev), so smp's idle-entry work does not
-// run for them, and after a Block or Exit of a paired CPU the core-wide
-// pick replaces the pick of smp's own __schedule.
+// Core scheduling is the kernel's, modelled in package smp: the SMT
+// threads of a core run tasks of one cookie at a time or are forced idle.
+// A task's cookie is TaskOptions.Cookie ("cookie" in a configuration): 0
+// is untagged; tasks with the same nonzero number share one cookie, as
+// prctl(PR_SCHED_CORE) CREATE and SHARE_TO would tag them, and different
+// numbers never share a core. The siblings are the machine's SMT threads
+// (Config.Machine's ThreadsPerCore), so a cookie needs a machine with
+// SMT, as prctl does; core scheduling is on for the whole run exactly
+// when smp has it on (a cookie lives). smp's Schedule is then the
+// core-wide pick (pick_next_task's core version): the sibling picks are
+// compared by cfs_prio_less, every sibling runs a task of the winner's
+// cookie or is forced idle, task_tick_core hands the core over after
+// half a slice, a forced-idle CPU may steal a task of the core's cookie,
+// and placement and balancing apply the kernel's cookie checks. The
+// reschedules the pick asks of the siblings reach the simulator through
+// System.Resched, like every other reschedule.
+//
+// Reports then carry Report.CoreScheduling and, per CPU, the forced-idle
+// time (CPUReport.ForcedIdleNs, smp's) and CPUReport.Core (forced-idle
+// periods, steals, task_tick_core reschedules, picks); per task
+// TaskReport.Core: the forced idle it waited through (the simulator's
+// measure), the forced idle charged to it while it ran (smp's
+// core_forceidle_sum, with schedstats on) and the times it was stolen.
+// The text report prints them in a section of their own only when core
+// scheduling was on, and the trace draws forced idle as slices of their
+// own ("forced idle", category forced_idle). A run without a cookie
+// reports exactly what it did before core scheduling existed.
 //
 // # Workloads and metrics
 //

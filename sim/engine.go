@@ -127,7 +127,6 @@ type Sim struct {
 	done    bool
 	err     error
 	debug   bool
-	pairs   bool
 	nextPct uint64
 
 	// Ticks and reschedules (§7.3).
@@ -152,13 +151,13 @@ type Sim struct {
 	ctxSwitches    uint64
 	preemptions    uint64
 	delayedWakeups uint64
-	forcedPicks    uint64
 	forcedIdles    uint64
 
 	trace  []traceSlice
 	flows  []traceFlow
 	series shareSeries
 	slog   *scenarioLog
+	core   *coreSim // core scheduling (coresched.go); nil without a cookie
 }
 
 // wlInfo is a workload's identity in one simulation.
@@ -221,9 +220,6 @@ func (s *Sim) configure() error {
 	if err := s.configurePreempt(); err != nil {
 		return err
 	}
-	if cfg.CoreRule > CoreLeader {
-		return fmt.Errorf("unknown core rule %d", cfg.CoreRule)
-	}
 	if cfg.Timeline > eevdf.RBTree {
 		return fmt.Errorf("unknown timeline backend %d", cfg.Timeline)
 	}
@@ -247,7 +243,7 @@ func (s *Sim) configure() error {
 	}
 	s.cpus = make([]cpu, cfg.CPUs)
 	for i := range s.cpus {
-		s.cpus[i] = cpu{id: int32(i), rq: s.sys.RQ(i), curr: -1, sibling: -1}
+		s.cpus[i] = cpu{id: int32(i), rq: s.sys.RQ(i), curr: -1}
 	}
 	s.ticking, s.due = top.NewMask(), top.NewMask()
 	s.doneApart = cfg.CPUs == 1
@@ -266,18 +262,6 @@ func (s *Sim) configure() error {
 			s.postTick()
 		}
 	}
-	for _, p := range cfg.CorePairs {
-		a, b := p[0], p[1]
-		if a < 0 || b < 0 || a >= cfg.CPUs || b >= cfg.CPUs || a == b {
-			return fmt.Errorf("core pair %v: need two distinct CPUs in 0..%d", p, cfg.CPUs-1)
-		}
-		if s.cpus[a].sibling >= 0 || s.cpus[b].sibling >= 0 {
-			return fmt.Errorf("core pair %v: a CPU is in two pairs", p)
-		}
-		s.cpus[a].sibling, s.cpus[b].sibling = int32(b), int32(a)
-		s.pairs = true
-	}
-
 	if err := s.makeGroups(cfg.Groups); err != nil {
 		return err
 	}
@@ -319,8 +303,8 @@ func (s *Sim) configure() error {
 	}
 	s.nextPct = s.stop / 100
 	if cfg.ScenarioLog != nil {
-		if len(cfg.CorePairs) > 0 {
-			return errors.New("scenario log: core scheduling has no scenario form")
+		if s.core != nil {
+			return errors.New("scenario log: core scheduling (a task with a cookie) has no scenario form")
 		}
 		if err := s.startScenarioLog(cfg.ScenarioLog); err != nil {
 			return err
@@ -375,8 +359,14 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	if len(sp.CPUs) > 0 {
 		topts = append(topts, smp.WithAllowed(sp.CPUs...))
 	}
+	if c, ok := s.cookieOf(sp.Cookie); ok {
+		topts = append(topts, smp.WithCookie(c))
+	}
 	st, err := s.sys.NewTask(se, topts...)
 	if err != nil {
+		return err
+	}
+	if err := s.tagNew(st, sp.Cookie); err != nil {
 		return err
 	}
 	start := uint64(sp.Start)

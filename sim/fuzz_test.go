@@ -16,7 +16,7 @@ func FuzzParseConfig(f *testing.F) {
 	}
 	f.Add(data)
 	f.Add([]byte(`{"duration": "5ms", "workloads": [{"kind": "stress", "n": 2}]}`))
-	f.Add([]byte(`{"duration": 1000000, "cpus": 2, "core_pairs": [[0,1]], "workloads": [{"kind": "tasks",
+	f.Add([]byte(`{"duration": 1000000, "machine": {"threads_per_core": 2}, "workloads": [{"kind": "tasks",
 		"channels": [{"name": "c", "capacity": 1}],
 		"tasks": [{"name": "a", "cookie": 1, "program": [{"forever": [{"send": "c"}, {"run": "10us"}]}]},
 		          {"name": "b", "cookie": 2, "program": [{"forever": [{"recv": "c"}, {"yield": true}, {"run": "5us"}]}]}]}]}`))

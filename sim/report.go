@@ -31,8 +31,12 @@ type Report struct {
 	Preemptions     uint64 `json:"preemptions"`      // switches whose previous task stayed runnable
 	Migrations      uint64 `json:"migrations"`       // changes of a task's CPU (nr_migrations, summed)
 	DelayedWakeups  uint64 `json:"delayed_wakeups"`  // wakeups of tasks still queued as delayed (requeues)
-	ForcedPicks     uint64 `json:"forced_picks"`     // core scheduling: sibling tasks installed with SetNext
-	ForcedIdles     uint64 `json:"forced_idles"`     // core scheduling: siblings held idle
+	ForcedPicks     uint64 `json:"forced_picks"`     // core scheduling: picks a CPU took from a sibling's core-wide pick
+	ForcedIdles     uint64 `json:"forced_idles"`     // core scheduling: forced-idle periods that began
+	// CoreScheduling is whether smp's core scheduling was on (a task
+	// had a cookie); the core-scheduling parts of the report (TaskReport.Core,
+	// CPUReport.Core, the text report's section) are present only then.
+	CoreScheduling bool `json:"core_scheduling,omitempty"`
 
 	// Preempt is the preemption model, "" for full (the default). It,
 	// TimerSlackNs and DeferredResched are left out of every output while
@@ -154,6 +158,7 @@ type TaskReport struct {
 	Marks           []MarkReport    `json:"marks,omitempty"`   // its Mark counts, by label
 	Exited          bool            `json:"exited"`            // the program ended
 	ExitNs          uint64          `json:"exit_ns"`           // when it ended
+	Core            *TaskCoreReport `json:"core,omitempty"`    // core scheduling, if it was on
 	// Samples are the latency samples in the order recorded.
 	Samples []uint64 `json:"-"`
 }
@@ -192,6 +197,8 @@ type CPUReport struct {
 	ForcedIdleNs uint64 `json:"forced_idle_ns"` // time forced idle by core scheduling
 	Switches     uint64 `json:"switches"`       // context switches, idle included
 	Preemptions  uint64 `json:"preemptions"`    // switches whose previous task stayed runnable
+	// Core is its core scheduling, if it was on.
+	Core *CPUCoreReport `json:"core,omitempty"`
 }
 
 // ChannelReport is one channel's traffic. A message is one Send unit: it
@@ -234,7 +241,6 @@ func (s *Sim) Report() *Report {
 		Preemptions:     s.preemptions,
 		Migrations:      st.Migrations,
 		DelayedWakeups:  s.delayedWakeups,
-		ForcedPicks:     s.forcedPicks,
 		ForcedIdles:     s.forcedIdles,
 		Placement:       placementReport(&st),
 		MigrationCauses: migrationCauses(&st),
@@ -336,11 +342,7 @@ func (s *Sim) Report() *Report {
 		if c.curr >= 0 {
 			busy += s.now - c.busySince
 		}
-		fi := c.forcedIdle
-		if c.forced {
-			fi += s.now - c.forcedSince
-		}
-		r.CPUStats = append(r.CPUStats, CPUReport{CPU: i, BusyNs: busy, ForcedIdleNs: fi, Switches: c.switches, Preemptions: c.preemptions})
+		r.CPUStats = append(r.CPUStats, CPUReport{CPU: i, BusyNs: busy, Switches: c.switches, Preemptions: c.preemptions})
 	}
 	for i := range s.chans {
 		cs := &s.chans[i]
@@ -369,6 +371,7 @@ func (s *Sim) Report() *Report {
 			}
 		}
 	}
+	s.coreReport(r)
 	return r
 }
 
@@ -560,6 +563,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, ", forced picks %d, forced idles %d", r.ForcedPicks, r.ForcedIdles)
 	}
 	fmt.Fprintln(bw)
+	if r.CoreScheduling {
+		r.writeCore(bw)
+	}
 	if r.CPUs > 1 {
 		// On one CPU every placement is single_cpu or in_place.
 		r.writePlacement(bw)
@@ -717,6 +723,11 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		row("cpu", n, "forced_idle_ns", u(c.ForcedIdleNs))
 		row("cpu", n, "switches", u(c.Switches))
 		row("cpu", n, "preemptions", u(c.Preemptions))
+		if k := c.Core; k != nil {
+			row("cpu", n, "forced_idles", u(k.ForcedIdles))
+			row("cpu", n, "steals", u(k.Steals))
+			row("cpu", n, "tick_core", u(k.TickCore))
+		}
 	}
 	lat := func(scope, name string, l *LatencySummary) {
 		if l == nil {
@@ -771,6 +782,11 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		row("task", t.Name, "max_delay_end_ns", u(t.MaxDelayEndNs))
 		row("task", t.Name, "exited", strconv.FormatBool(t.Exited))
 		row("task", t.Name, "exit_ns", u(t.ExitNs))
+		if k := t.Core; k != nil {
+			row("task", t.Name, "forced_idle_suffered_ns", u(k.ForcedIdleSufferedNs))
+			row("task", t.Name, "forced_idle_caused_ns", u(k.ForcedIdleCausedNs))
+			row("task", t.Name, "stolen", u(k.Stolen))
+		}
 		lat("task", t.Name, t.Latency)
 		marks("task", t.Name, t.Marks)
 	}
@@ -817,7 +833,9 @@ func (r *Report) WriteSharesCSV(w io.Writer) error {
 // WriteTrace writes the schedule recorded with Config.Trace as a Chrome
 // trace-event JSON file, which ui.perfetto.dev and chrome://tracing open:
 // one track per CPU ("CPU n", in CPU order) with one slice per stretch a
-// task ran there, named after the task; and for every task that ran on
+// task ran there, named after the task (category "sched"), and under core
+// scheduling one per stretch the CPU was forced idle, named "forced idle"
+// (category "forced_idle"); and for every task that ran on
 // another CPU than the one it ran on before, a migration arrow (a flow
 // event) from that earlier slice to the new one.
 func (r *Report) WriteTrace(w io.Writer) error {
@@ -837,6 +855,11 @@ func (r *Report) WriteTrace(w io.Writer) error {
 	}
 	for _, ts := range r.trace {
 		if ts.end <= ts.start {
+			continue
+		}
+		if ts.task == forcedIdleSlice {
+			fmt.Fprintf(bw, ",\n{\"name\":\"forced idle\",\"cat\":\"forced_idle\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%s,\"dur\":%s}",
+				ts.cpu, usec3(ts.start), usec3(ts.end-ts.start))
 			continue
 		}
 		fmt.Fprintf(bw, ",\n{\"name\":%s,\"cat\":\"sched\",\"ph\":\"X\",\"pid\":0,\"tid\":%d,\"ts\":%s,\"dur\":%s}",

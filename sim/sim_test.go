@@ -332,58 +332,6 @@ func TestYieldLoopAgainstStress(t *testing.T) {
 	}
 }
 
-// Core scheduling: two cookies on two siblings, placed so that a sibling
-// has to run a task it did not pick: each CPU holds a task of each cookie
-// (pinned there: the kernel's fork placement would stack three of the four
-// tasks, forked at the same instant, on the forking CPU). Debug mode checks
-// after every event that the siblings run one cookie.
-func TestCorePairForcesPicks(t *testing.T) {
-	for _, rule := range []CoreRule{CoreLeader, CorePriority} {
-		on := func(cookie uint64, cpu int) TaskOptions { return TaskOptions{Cookie: cookie, CPUs: []int{cpu}} }
-		r := run(t, Config{CPUs: 2, Duration: 600 * ms, CorePairs: [][2]int{{0, 1}}, CoreRule: rule,
-			Workloads: []Workload{
-				&StressWorkload{Label: "a", Options: on(1, 0)},
-				YieldLoop(300*ms, on(1, 1)),
-				&StressWorkload{Label: "b", Options: on(2, 0)},
-				&StressWorkload{Label: "b1", Options: on(2, 1)},
-			}})
-		if r.ForcedPicks == 0 {
-			t.Errorf("rule %d: no forced pick", rule)
-		}
-		var total uint64
-		for _, c := range r.CPUStats {
-			total += c.BusyNs
-		}
-		if total != uint64(2*600*ms) {
-			t.Errorf("rule %d: CPUs busy %d ns, want both all the time", rule, total)
-		}
-	}
-}
-
-func TestCorePairForcedIdle(t *testing.T) {
-	// CPU 1 only has a task of cookie 2; while CPU 0 runs cookie 1, CPU 1
-	// must idle although its task is runnable.
-	r := run(t, Config{CPUs: 2, Duration: time.Second, CorePairs: [][2]int{{0, 1}}, Workloads: []Workload{
-		&StressWorkload{Label: "a", Options: TaskOptions{Cookie: 1, CPUs: []int{0}}},
-		&StressWorkload{Label: "b", Options: TaskOptions{Cookie: 2, CPUs: []int{1}}},
-		&StressWorkload{Label: "a2", Options: TaskOptions{Cookie: 2, CPUs: []int{0}}},
-	}})
-	if r.ForcedIdles == 0 || r.CPUStats[1].ForcedIdleNs == 0 {
-		t.Fatalf("forced idles %d, CPU 1 forced idle for %d ns", r.ForcedIdles, r.CPUStats[1].ForcedIdleNs)
-	}
-	// Forced-idle time is not charged: the runtimes add up to busy time.
-	var busy, ran uint64
-	for _, c := range r.CPUStats {
-		busy += c.BusyNs
-	}
-	for _, tk := range r.Tasks {
-		ran += tk.RuntimeNs
-	}
-	if busy != ran {
-		t.Fatalf("busy %d ns but tasks ran %d ns", busy, ran)
-	}
-}
-
 func TestSwitchCostCharged(t *testing.T) {
 	// With a switch cost, Run phases take longer in wall time but the
 	// bookkeeping still agrees with eevdf's sum_exec_runtime (checked at
@@ -492,9 +440,7 @@ func TestBadConfigs(t *testing.T) {
 		{"machine and cpus disagree", Config{CPUs: 4, Machine: topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 4, ThreadsPerCore: 2}, Duration: 1}},
 		{"bad nohz", Config{Nohz: 7, Duration: 1}},
 		{"bad preset", Config{Preset: func() *topology.Preset { p := topology.Preset(9); return &p }(), Duration: 1}},
-		{"bad pair", Config{CPUs: 2, Duration: 1, CorePairs: [][2]int{{0, 0}}}},
-		{"pair out of range", Config{CPUs: 2, Duration: 1, CorePairs: [][2]int{{0, 2}}}},
-		{"CPU in two pairs", Config{CPUs: 3, Duration: 1, CorePairs: [][2]int{{0, 1}, {1, 2}}}},
+		{"cookie without SMT", Config{CPUs: 2, Duration: 1, Workloads: []Workload{Stress(1, TaskOptions{Cookie: 1})}}},
 		{"nil workload", Config{Duration: 1, Workloads: []Workload{nil}}},
 		{"bad nice", Config{Duration: 1, Workloads: []Workload{Stress(1, TaskOptions{Nice: 20})}}},
 		{"bad policy", Config{Duration: 1, Workloads: []Workload{Stress(1, TaskOptions{Policy: 9})}}},

@@ -22,6 +22,10 @@ type TaskOptions struct {
 	// on the lowest of them (CPU 0 without a list), and placed from there.
 	CPUs []int
 	// Cookie is the core-scheduling cookie; 0 is the untagged cookie.
+	// Tasks with the same nonzero number share one cookie (prctl
+	// PR_SCHED_CORE CREATE on the first, SHARE_TO on the others); a
+	// cookie needs a machine with SMT threads (see the package
+	// documentation's core scheduling).
 	Cookie uint64
 	// Start is when the task is created (wake_up_new_task).
 	Start time.Duration

@@ -40,6 +40,7 @@ type coreTask struct {
 	cookie     Cookie
 	occupation uint32
 	fiSum      uint64
+	steals     uint64 // times a forced-idle CPU stole it
 	node       rbtree.Node[*Task, Cookie]
 }
 
@@ -171,6 +172,15 @@ func (t *Task) ForceIdleSum() uint64 {
 		return 0
 	}
 	return t.core.fiSum
+}
+
+// CoreSteals returns how many times a forced-idle CPU stole the task
+// (sched_core_balance's try_steal_cookie); 0 for a nil Task.
+func (t *Task) CoreSteals() uint64 {
+	if t == nil {
+		return 0
+	}
+	return t.core.steals
 }
 
 // WithCookie gives the task cookie c at creation (0: untagged), instead of
@@ -634,6 +644,7 @@ func (s *System) tryStealCookie(dst, src int) bool {
 		s.rq(dst).ReschedCurr()
 		s.addResched(dst)
 		s.core.cpus[dst].steals++
+		p.core.steals++
 		return true
 	}
 	return false

@@ -223,6 +223,11 @@ func coreBadInputCases(s *System, newTask func(...TaskOption) error, wantErr fun
 		},
 		"Task.CoreOccupation": func(t *testing.T) { _ = nilTask.CoreOccupation() },
 		"Task.ForceIdleSum":   func(t *testing.T) { _ = nilTask.ForceIdleSum() },
+		"Task.CoreSteals": func(t *testing.T) {
+			if nilTask.CoreSteals() != 0 {
+				t.Error("the idle task was stolen")
+			}
+		},
 	}
 }
 
@@ -320,6 +325,9 @@ func TestCoreSchedExample3Steal(t *testing.T) {
 	advance(t, s, 1*ms)
 	if p.Migrations() != 1 || p.CPU() != 1 || s.Core(1).Steals != 1 {
 		t.Fatalf("at 1 ms: P migrated %d times, is on CPU %d, CPU 1 stole %d; want 1, 1, 1", p.Migrations(), p.CPU(), s.Core(1).Steals)
+	}
+	if p.CoreSteals() != 1 || q.CoreSteals() != 0 || r.CoreSteals() != 0 {
+		t.Errorf("steals by task: P %d, Q %d, R %d; want 1, 0, 0", p.CoreSteals(), q.CoreSteals(), r.CoreSteals())
 	}
 	if s.Curr(0) != q || s.Curr(1) != p {
 		t.Fatalf("at 1 ms CPU 0 runs %v and CPU 1 %v, want Q and P", s.Curr(0), s.Curr(1))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,8 +24,9 @@ type machine struct {
 	// unmodelled is what of the thread's machine the simulation lacks;
 	// empty if nothing is known to be missing.
 	unmodelled string
-	// corePairs are the SMT siblings run under core scheduling.
-	corePairs [][2]int
+	// coreSched says its tasks carry cookies: smp's core scheduling runs
+	// on the machine's SMT threads.
+	coreSched bool
 	// switchCost is the CPU time of a context switch. The same 2 µs is used
 	// by every experiment, baseline and patch alike: a typical cost of a
 	// switch on the arm64 and x86 machines the threads measured on.
@@ -88,13 +88,14 @@ var (
 	// scheduler picks the best task across the SMT mask, and then the
 	// siblings run a matching task no matter what" — needs CPUs 0 and 1
 	// to be the two SMT threads of one core. One core of two threads
-	// builds an SMT domain spanning both; core scheduling pairs the same
-	// two CPUs.
+	// builds an SMT domain spanning both, and the kernel's core
+	// scheduling (package smp) runs its siblings once a task has a
+	// cookie.
 	smtPair = machine{
 		topo:       topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 1, ThreadsPerCore: 2},
 		source:     "the thread's taskset -c 0,1: the two SMT siblings of one core, under core scheduling",
 		unmodelled: "the rest of its unnamed machine (no task may use it); the base slice, which the kernel scales with the CPU count, is two CPUs' here",
-		corePairs:  [][2]int{{0, 1}},
+		coreSched:  true,
 		switchCost: switchCost,
 	}
 )
@@ -157,8 +158,8 @@ func (m machine) describe(d time.Duration) string {
 	if m.unmodelled != "" {
 		fmt.Fprintf(&b, "  not modelled: %s\n", m.unmodelled)
 	}
-	for _, p := range m.corePairs {
-		fmt.Fprintf(&b, "  core scheduling: CPUs %d and %d are one core-scheduled pair\n", p[0], p[1])
+	if m.coreSched {
+		fmt.Fprintf(&b, "  core scheduling: the kernel's (package smp), on the core's SMT threads, for the tasks' cookies\n")
 	}
 	fmt.Fprintf(&b, "  base slice %v, HZ=1000, context switch %v, tasks created within %v", m.baseSlice(), m.switchCost, startJitter)
 	if d > 0 {
@@ -179,7 +180,6 @@ func (m machine) config(seed uint64, d time.Duration, fs features.Set, ws ...sim
 		HZ:          1000,
 		SwitchCost:  m.switchCost,
 		StartJitter: startJitter,
-		CorePairs:   slices.Clone(m.corePairs),
 		Workloads:   ws,
 	}
 }
