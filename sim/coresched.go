@@ -241,7 +241,7 @@ func (s *Sim) coreOpen(r *Report) {
 
 // writeCore prints the core-scheduling section of the text report.
 func (r *Report) writeCore(w *bufio.Writer) {
-	fmt.Fprintf(w, "core scheduling: %d forced-idle periods, %d picks taken from a sibling's core-wide pick\n", r.ForcedIdles, r.ForcedPicks)
+	fmt.Fprintf(w, "core scheduling (forced picks: taken from a sibling's core-wide pick; forced idles: periods):\n")
 	fmt.Fprintf(w, "  %-6s %16s %8s %10s\n", "cpu", "forced idle ms", "steals", "tick_core")
 	for _, c := range r.CPUStats {
 		var steals, tick uint64

@@ -36,7 +36,7 @@ func TestMachinesAreTheThreads(t *testing.T) {
 		{"rb5Quick", rb5Quick, "MC {0-1}", []string{"2 CPUs", "--quick", "Snapdragon RB5"}},
 		{"assumed8", assumed8, "MC {0-7}", []string{"8 CPUs, one LLC", "an assumption: the thread names no machine"}},
 		{"pinnedCPU", pinnedCPU, "", []string{"1 CPU", "no scheduling domains", "taskset -c 1", "base slice 700µs"}},
-		{"smtPair", smtPair, "SMT {0-1}", []string{"one core of 2 SMT threads", "domains SMT {0-1}", "CPUs 0 and 1 are one core-scheduled pair"}},
+		{"smtPair", smtPair, "SMT {0-1}", []string{"one core of 2 SMT threads", "domains SMT {0-1}", "core scheduling: the kernel's (package smp), on the core's SMT threads"}},
 	} {
 		if got := domainsOf(t, tt.m); got != tt.domains {
 			t.Errorf("%s: CPU 0's domains %q, want %q", tt.name, got, tt.domains)

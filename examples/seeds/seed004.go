@@ -69,14 +69,19 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	}
 	fmt.Fprintf(w, "\n%s", pair.describe(total))
 	fmt.Fprintf(w, "workload: two processes with their own cookies: yield_loop + busy_loop, and two busy loops\n")
-	fmt.Fprintf(w, "model: the core-wide pick takes the sibling pick with the larger lag and forces a task of its\n")
-	fmt.Fprintf(w, "cookie (smallest vruntime) on the other; the tasks reach the siblings by the kernel's fork and\n")
-	fmt.Fprintf(w, "wakeup placement (package smp), which alone moves them between the siblings\n\n")
-	fmt.Fprintf(w, "%-34s %12s %14s %12s %14s %8s\n", "yield variant", "busy run", "busy max", "yield run", "yield max", "forced")
+	fmt.Fprintf(w, "model: the kernel's core scheduling (package smp): the core-wide pick compares the siblings'\n")
+	fmt.Fprintf(w, "picks by cfs_prio_less and runs a task of the winner's cookie on each thread or forces it idle;\n")
+	fmt.Fprintf(w, "task_tick_core hands the core over after half a slice, a forced-idle thread may steal a task of\n")
+	fmt.Fprintf(w, "the core's cookie, and the kernel's fork and wakeup placement puts the tasks on the threads\n\n")
+	fmt.Fprintf(w, "%-34s %12s %14s %12s %14s %14s\n", "yield variant", "busy run", "busy max", "yield run", "yield max", "forced idle")
 	for i, v := range coreVariants {
 		r := first[len(yieldVariants)+i]
 		b, y := r.Tasks[0], r.Tasks[1]
-		fmt.Fprintf(w, "%-34s %12s %14s %12s %14s %8d\n", v.title, secs(b.RuntimeNs), ms(b.MaxDelayNs), secs(y.RuntimeNs), ms(y.MaxDelayNs), r.ForcedPicks)
+		var fi uint64
+		for _, c := range r.CPUStats {
+			fi += c.ForcedIdleNs
+		}
+		fmt.Fprintf(w, "%-34s %12s %14s %12s %14s %14s\n", v.title, secs(b.RuntimeNs), ms(b.MaxDelayNs), secs(y.RuntimeNs), ms(y.MaxDelayNs), secs(fi))
 	}
 	fmt.Fprintln(w)
 	if o.out != "" {
