@@ -30,9 +30,11 @@ import (
 //     other reschedule does, and the siblings pick (the pick a sibling
 //     made for them) at their next preemption point.
 //   - The simulator watches each CPU's forced idle (smp's CoreInfo) after
-//     every call that may change it, to count forced-idle periods, to
-//     charge each task the forced idle it waited through and to draw
-//     forced idle in the trace.
+//     every call that may change it, to measure each CPU's forced-idle
+//     time and count its periods, to charge each task the forced idle it
+//     waited through and to draw forced idle in the trace. Every forced
+//     idle ends when core scheduling goes off (the last cookied task
+//     exits).
 
 // coreSim is the simulator's side of core scheduling, present once a task
 // has a cookie.
@@ -50,6 +52,7 @@ type coreCPUSim struct {
 	forced  bool
 	since   uint64 // when the forced idle began, while forced
 	periods uint64 // forced-idle periods that began
+	total   uint64 // the length of those that ended
 }
 
 // removedCoreKeys refuses the keys of the simulator's former core rule.
@@ -107,6 +110,10 @@ func (s *Sim) tagNew(st *smp.Task, n uint64) error {
 // began is counted, one that ended is charged to the tasks that waited
 // through it and drawn in the trace.
 func (s *Sim) syncForced(c *cpu) {
+	if !s.sys.CoreScheduling() {
+		s.coreOff()
+		return
+	}
 	k := &s.core.cpus[c.id]
 	forced := s.sys.Core(int(c.id)).ForcedIdle
 	if forced == k.forced {
@@ -122,10 +129,24 @@ func (s *Sim) syncForced(c *cpu) {
 	s.endForced(c, k.since, s.now)
 }
 
+// coreOff ends every forced idle when core scheduling goes off (the last
+// cookied task exited): no CPU is held idle for a cookie any more,
+// whatever smp's per-CPU flag, which only a core-wide pick clears, still
+// says.
+func (s *Sim) coreOff() {
+	for i := range s.core.cpus {
+		if k := &s.core.cpus[i]; k.forced {
+			k.forced = false
+			s.endForced(&s.cpus[i], k.since, s.now)
+		}
+	}
+}
+
 // checkForced verifies that the simulator's view of cpu's forced idle is
 // smp's (Debug mode).
 func (s *Sim) checkForced(cpu int) error {
-	if got, want := s.core.cpus[cpu].forced, s.sys.Core(cpu).ForcedIdle; got != want {
+	want := s.sys.CoreScheduling() && s.sys.Core(cpu).ForcedIdle
+	if got := s.core.cpus[cpu].forced; got != want {
 		return fmt.Errorf("CPU %d: the simulator sees forced idle %v, smp %v", cpu, got, want)
 	}
 	return nil
@@ -138,6 +159,7 @@ func (s *Sim) endForced(c *cpu, since, end uint64) {
 	if end <= since {
 		return
 	}
+	s.core.cpus[c.id].total += end - since
 	for se := range c.rq.Tasks() {
 		ti := s.taskOf(se)
 		if ti < 0 {
@@ -199,7 +221,11 @@ func (s *Sim) coreReport(r *Report) {
 	r.ForcedPicks = 0
 	for i := range r.CPUStats {
 		ci := s.sys.Core(i)
-		r.CPUStats[i].ForcedIdleNs = ci.ForcedIdleNs
+		k := &s.core.cpus[i]
+		r.CPUStats[i].ForcedIdleNs = k.total
+		if k.forced {
+			r.CPUStats[i].ForcedIdleNs += s.now - k.since
+		}
 		r.ForcedPicks += ci.FastPicks
 		r.CPUStats[i].Core = &CPUCoreReport{ForcedIdles: s.core.cpus[i].periods, Steals: ci.Steals, TickCore: ci.TickCore, Picks: ci.Picks, FastPicks: ci.FastPicks}
 	}

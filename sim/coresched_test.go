@@ -280,3 +280,47 @@ func TestCoreSchedOldRuleGone(t *testing.T) {
 		t.Errorf("the former rule's type is still named in:\n%s", out)
 	}
 }
+
+// Following smp's core scheduling allocates nothing per event in steady
+// state: the forced-idle watch and its per-task charge included.
+func TestCoreSchedZeroAllocationsPerEvent(t *testing.T) {
+	s, err := New(Config{Machine: smtCores(2), Duration: time.Hour, Workloads: []Workload{
+		&StressWorkload{N: 3, Label: "one", Options: TaskOptions{Cookie: 1}},
+		&StressWorkload{Label: "two", Options: TaskOptions{Cookie: 2}},
+		&MassiveIntrWorkload{N: 3, Runtime: 2 * ms, Sleeptime: ms, Options: TaskOptions{Cookie: 3}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s.Now() < 500*ms {
+		s.Step()
+	}
+	if a := testing.AllocsPerRun(20000, func() { s.Step() }); a != 0 {
+		t.Fatalf("%v allocations per event in steady state", a)
+	}
+	if r := s.Report(); r.ForcedIdles == 0 {
+		t.Error("no forced idle: the test does not exercise the forced-idle watch")
+	}
+}
+
+// The last cookied task exits and core scheduling goes off: every forced
+// idle ends there. CPU 1, with two untagged hogs pinned to it, is forced
+// idle only while the cookied hog of CPU 0 holds the core, and otherwise
+// runs its hogs: its forced idle and their runtimes add up to the run.
+func TestCoreSchedForcedIdleEndsWithTheLastCookie(t *testing.T) {
+	const d = 300 * ms
+	r := run(t, Config{Machine: smtCores(1), Duration: d, Workloads: []Workload{
+		&StressWorkload{N: 2, Label: "u", Options: TaskOptions{CPUs: []int{1}}},
+		&StressWorkload{Label: "c", Timeout: 100 * ms, Options: TaskOptions{Cookie: 1, CPUs: []int{0}}},
+	}})
+	if !r.Tasks[2].Exited {
+		t.Fatal("the cookied hog did not exit")
+	}
+	fi := r.CPUStats[1].ForcedIdleNs
+	if got := r.Tasks[0].RuntimeNs + r.Tasks[1].RuntimeNs + fi; got != uint64(d) {
+		t.Errorf("CPU 1: hogs %d + %d ns, forced idle %d ns: %d ns, want the run's %d", r.Tasks[0].RuntimeNs, r.Tasks[1].RuntimeNs, fi, got, uint64(d))
+	}
+	if c := r.Tasks[2].RuntimeNs; fi == 0 || fi > c+uint64(ms) {
+		t.Errorf("CPU 1 forced idle %d ns, the cookied hog ran %d ns: want about as long", fi, c)
+	}
+}
