@@ -207,8 +207,6 @@ type CPUCoreReport struct {
 	ForcedIdles uint64 `json:"forced_idles"` // forced-idle periods that began
 	Steals      uint64 `json:"steals"`       // tasks it stole while forced idle
 	TickCore    uint64 `json:"tick_core"`    // reschedules task_tick_core asked of it
-	Picks       uint64 `json:"picks"`        // its core-wide picks past the fast path
-	FastPicks   uint64 `json:"fast_picks"`   // picks that took a sibling's choice
 }
 
 // coreReport fills r's core-scheduling parts; nothing without a cookie,
@@ -226,8 +224,10 @@ func (s *Sim) coreReport(r *Report) {
 		if k.forced {
 			r.CPUStats[i].ForcedIdleNs += s.now - k.since
 		}
-		r.ForcedPicks += ci.FastPicks
-		r.CPUStats[i].Core = &CPUCoreReport{ForcedIdles: s.core.cpus[i].periods, Steals: ci.Steals, TickCore: ci.TickCore, Picks: ci.Picks, FastPicks: ci.FastPicks}
+		if s.sys.Topology().SMTMask(i).First() == i {
+			r.ForcedPicks += ci.FastPicks // a core's count, kept by its first thread
+		}
+		r.CPUStats[i].Core = &CPUCoreReport{ForcedIdles: k.periods, Steals: ci.Steals, TickCore: ci.TickCore}
 	}
 	for i := range r.Tasks {
 		t := &s.tasks[i]

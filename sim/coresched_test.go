@@ -84,6 +84,11 @@ func TestCoreSchedExample1Exact(t *testing.T) {
 		{"B's forced idle suffered", b.Core.ForcedIdleSufferedNs, 500_000_000},
 		{"task_tick_core reschedules on CPU 0", r.CPUStats[0].Core.TickCore, 500},
 		{"migrations", r.Migrations, 0},
+		// A handover at 0.2 ms and at each of the 1000 ticks: the thread
+		// that loses the core starts a forced idle, the one that gains it
+		// takes the pick its sibling made for it.
+		{"forced-idle periods", r.ForcedIdles, 1001},
+		{"picks taken from a sibling", r.ForcedPicks, 1001},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %d, want %d", c.what, c.got, c.want)
