@@ -175,8 +175,11 @@ func LoadConfig(path string) (Config, error) {
 //
 // Every WORKLOAD object has a "kind", an optional "name", and the task
 // attributes "group" (a name from "groups"; default the root), "nice",
-// "policy" ("normal", "batch", "idle"), "slice", "cpus" (a list), "cookie",
-// "start" and "timer_slack". The other keys by kind (absent means the default
+// "policy" ("normal", "batch", "idle"), "slice", "cpus" (a list), "cookie"
+// (core scheduling: tasks with the same nonzero number share a cookie; it
+// needs a "machine" with threads_per_core ≥ 2), "start" and
+// "timer_slack". The keys "core_pairs" and "core_rule" of the simulator's
+// former core-scheduling rule are refused. The other keys by kind (absent means the default
 // documented on the Go type; an explicit 0 is an error where the Go type
 // reads 0 as that default, and means what it documents elsewhere: no
 // distance, no duration or loop limit, no timeout):

@@ -152,8 +152,10 @@
 // System.Resched, like every other reschedule.
 //
 // Reports then carry Report.CoreScheduling and, per CPU, the forced-idle
-// time (CPUReport.ForcedIdleNs, smp's) and CPUReport.Core (forced-idle
-// periods, steals, task_tick_core reschedules, picks); per task
+// time (CPUReport.ForcedIdleNs: the periods smp's core-wide picks held the
+// CPU idle with tasks queued, as the simulator saw them begin and end;
+// every one ends when the last cookie dies) and CPUReport.Core
+// (forced-idle periods, steals, task_tick_core reschedules); per task
 // TaskReport.Core: the forced idle it waited through (the simulator's
 // measure), the forced idle charged to it while it ran (smp's
 // core_forceidle_sum, with schedstats on) and the times it was stolen.
