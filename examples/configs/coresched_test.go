@@ -10,7 +10,7 @@ import (
 
 // coresched-8.json: two tenants of six CPU hogs, each tenant with its own
 // core-scheduling cookie, and four untagged massive_intr tasks, on four
-// cores of two SMT threads for 5 s. Run with Debug, smp's Check holds
+// cores of two SMT threads for 10 s. Run with Debug, smp's Check holds
 // after every event (no settled core runs two cookies); no task waits
 // more than 50 ms at a time; and the report accounts for each thread: its
 // busy and forced-idle time never exceed the run.
