@@ -329,3 +329,14 @@ func TestCoreSchedForcedIdleEndsWithTheLastCookie(t *testing.T) {
 		t.Errorf("CPU 1 forced idle %d ns, the cookied hog ran %d ns: want about as long", fi, c)
 	}
 }
+
+// The scenario language has no cookies: a scenario log of a run with
+// core scheduling is refused, saying why.
+func TestCoreSchedNoScenarioLog(t *testing.T) {
+	var log bytes.Buffer
+	_, err := New(Config{Machine: smtCores(1), Duration: ms, ScenarioLog: &log,
+		Workloads: []Workload{Stress(1, TaskOptions{Cookie: 1})}})
+	if err == nil || !strings.Contains(err.Error(), "core scheduling") {
+		t.Fatalf("error %v, want one about core scheduling", err)
+	}
+}
