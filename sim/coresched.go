@@ -91,7 +91,7 @@ func (s *Sim) tagNew(st *smp.Task, n uint64) error {
 	c, err := s.sys.CoreCreate(st)
 	if err != nil {
 		if errors.Is(err, smp.ErrNoSMT) {
-			return fmt.Errorf("cookie %d: %w: the machine has no SMT threads (give \"machine\" a threads_per_core of 2 or more)", n, err)
+			return fmt.Errorf("cookie %d: %w (give \"machine\" a threads_per_core of 2 or more)", n, err)
 		}
 		return fmt.Errorf("cookie %d: %w", n, err)
 	}
