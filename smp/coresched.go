@@ -328,7 +328,11 @@ func (s *System) coreGet() {
 
 // cookiePut drops a reference to c; the last one frees it (sched_core_put:
 // the last live cookie switches core scheduling off, at once in the model,
-// and pending sibling picks are forgotten).
+// and pending sibling picks are forgotten). A CPU forced idle at that
+// moment ends its forced-idle period and, with tasks queued, is asked to
+// reschedule: in the kernel the switch-off is deferred to a work item, and
+// the schedule that follows the last cookied task's exit is still a
+// core-wide pick, which gives the idled sibling its queued task.
 func (s *System) cookiePut(c Cookie) {
 	s.core.refs[c]--
 	if s.core.refs[c] > 0 {
@@ -340,7 +344,16 @@ func (s *System) cookiePut(c Cookie) {
 		// A sibling's pick not yet consumed is dropped: the plain pick
 		// never reads it, and a later enable must not find it.
 		for i := range s.core.cpus {
-			s.core.cpus[i].pick, s.core.cpus[i].pickSet = nil, false
+			c := &s.core.cpus[i]
+			c.pick, c.pickSet = nil, false
+			if c.forced {
+				c.forcedNs += s.now - c.forcedSince
+				c.forced = false
+				if s.cpus[i].rq.NrRunning() > 0 {
+					s.rq(i).ReschedCurr()
+					s.addResched(i)
+				}
+			}
 		}
 	}
 }

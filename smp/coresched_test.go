@@ -3,6 +3,7 @@ package smp
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
@@ -907,4 +908,44 @@ func ExampleSystem_CoreCreate() {
 	// B (cookie 2) ran 499.8 ms
 	// CPU 0 forced idle 499.8 ms
 	// CPU 1 forced idle 500.0 ms
+}
+
+// The last cookie going away while a sibling is forced idle with a task
+// queued ends that period and asks the sibling to reschedule: the
+// schedule after the last tagged task leaves is still a core-wide pick in
+// the kernel, which hands the idled sibling its task.
+func TestCoreSchedOffEndsForcedIdle(t *testing.T) {
+	s, a, b := example1(t, true)
+	idled := 1
+	if !s.Core(1).ForcedIdle {
+		idled = 0
+	}
+	if !s.Core(idled).ForcedIdle || s.RQ(idled).NrRunning() == 0 {
+		t.Fatalf("no CPU forced idle with a task queued after example 1's start: %+v %+v", s.Core(0), s.Core(1))
+	}
+	advance(t, s, 300_000)
+	before := s.Core(idled).ForcedIdleNs
+	s.Resched() // forget what is due so far
+	if err := s.CoreShare(0, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CoreShare(0, a); err != nil {
+		t.Fatal(err)
+	}
+	if s.CoreScheduling() {
+		t.Fatal("core scheduling still on with no cookie left")
+	}
+	ci := s.Core(idled)
+	if ci.ForcedIdle || ci.ForcedIdleNs != before {
+		t.Fatalf("CPU %d forced idle %v for %d ns after the switch-off, want ended at %d", idled, ci.ForcedIdle, ci.ForcedIdleNs, before)
+	}
+	if !s.RQ(idled).NeedResched() || !slices.Contains(s.Resched(), idled) {
+		t.Fatalf("CPU %d, idle with a task queued, was not asked to reschedule", idled)
+	}
+	if got := s.Schedule(idled); got == nil {
+		t.Fatalf("CPU %d still idle after its reschedule", idled)
+	}
+	if err := s.Check(); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -72,9 +72,9 @@ func TestRefusals(t *testing.T) {
 			"DIR/b.json: empty config"},
 		{"features name themselves once", map[string]string{"b.json": `{"duration": "1s", "features": "NO_X", ` + stress + `}`}, []string{"sim", "DIR/b.json"}, 1,
 			`DIR/b.json:1:32: features: unknown feature "NO_X"; valid names (each may take a NO_ prefix): ` + featureNames()},
-		{"the simulation's own check, before any output", map[string]string{"b.json": `{"duration": "1s", "core_pairs": [[0, 1]], ` + stress + `}`},
+		{"the simulation's own check, before any output", map[string]string{"b.json": `{"duration": "1s", "workloads": [{"kind": "stress", "cookie": 1}]}`},
 			[]string{"sim", "DIR/b.json", "--json", "DIR/r.json"}, 1,
-			"fairclass sim: DIR/b.json: core pair [0 1]: need two distinct CPUs in 0..0"},
+			`fairclass sim: DIR/b.json: workload "stress": task "stress-0": cookie 1: smp: core scheduling needs SMT (give "machine" a threads_per_core of 2 or more)`},
 		// replay.
 		{"replay trace in a missing directory", map[string]string{"s.txt": small}, []string{"replay", "DIR/s.txt", "--trace", "DIR/no/t.json"}, 1,
 			"fairclass replay: --trace DIR/no/t.json: directory DIR/no does not exist"},
