@@ -118,7 +118,7 @@ func pzcheckStart(c pzCase, features string) string {
 // each task in turn is picked, sleeps and wakes at the same instant: its
 // lag is saved at the sleep and restored at the wakeup (PLACE_LAG's
 // inflation keeps it, to a truncation that the trim ns make up for), with
-// a full request from the vruntime it comes back at. Two features lines
+// a full request from the vruntime it comes back at. Two features tokens
 // make this possible and change nothing in the tick-only schedule that
 // follows (§5 point 5): NO_DELAY_DEQUEUE, since under DELAY_DEQUEUE an
 // ineligible sleeper is only delayed and its wakeup keeps its half-request
@@ -303,7 +303,8 @@ func TestCompleteEEVDFPzcheckStartDivided(t *testing.T) {
 // 999999 ns for 2 ms), then run. Exact division gives all five patterns
 // from the first quantum on, as Peter drew them; v6.12's fixed point
 // gives 2 of 5, the three cases with a w = 2 task losing to its third
-// quantum.
+// quantum. Either way every reschedule is a deadline renewal, on both
+// timelines alike.
 func TestCompleteEEVDFSpreadStart(t *testing.T) {
 	for _, divided := range []bool{false, true} {
 		name := "v6.12 fixed point"
@@ -319,6 +320,12 @@ func TestCompleteEEVDFSpreadStart(t *testing.T) {
 			src, start := pzSpread(c, trim)
 			r := pzRun(t, src, start, eevdf.KernelV612, eevdf.BTree, divided)
 			got = append(got, r)
+			if len(r.unrenewed) != 0 {
+				t.Errorf("%s, case %d: reschedules without a deadline renewal at %v", name, i+1, r.unrenewed)
+			}
+			if rb := pzRun(t, src, start, eevdf.KernelV612, eevdf.RBTree, divided); rb.quanta != r.quanta {
+				t.Errorf("%s, case %d: the red-black timeline gives %s, the B-tree %s", name, i+1, rb.quanta, r.quanta)
+			}
 			a := r.start.Tasks[0].Vruntime
 			for j, x := range c.tasks {
 				ts := r.start.Tasks[j]
