@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/scenario"
 )
 
 // --kernel v6.12 in the smallest run the command offers: it exits 0, its
@@ -55,8 +57,8 @@ func TestKernelV612NamedAndReported(t *testing.T) {
 // Each kernel's reasons, experiment by experiment (KERNEL-SPEC-LTS): none
 // under the modelled kernel; under every other, the simulator's, after
 // the kernel's own — v6.6 lacks delayed dequeue and custom slices (seeds
-// 000 and 002), and the yield of v6.18, v6.12 and v6.6 is the deadline
-// bump (seed 004).
+// 000 and 002), v6.12's wakeup check has no flush (seed 002), and the
+// yield of v6.18, v6.12 and v6.6 is the deadline bump (seed 004).
 func TestKernelLimits(t *testing.T) {
 	for _, tt := range []struct {
 		k    eevdf.Kernel
@@ -67,7 +69,7 @@ func TestKernelLimits(t *testing.T) {
 		{k: eevdf.KernelV71},
 		{k: eevdf.KernelV70},
 		{k: eevdf.KernelV618, own: map[string]string{"004": "yield"}},
-		{k: eevdf.KernelV612, own: map[string]string{"004": "yield"}},
+		{k: eevdf.KernelV612, own: map[string]string{"002": "flush", "004": "yield"}},
 		{k: eevdf.KernelV66, own: map[string]string{"000": "delayed dequeue", "002": "delayed dequeue", "004": "yield"}},
 	} {
 		for _, e := range experiments {
@@ -128,4 +130,61 @@ func TestKernelUnknown(t *testing.T) {
 			t.Errorf("--kernel %q: exit %d, stdout %q, stderr %q; want 2, nothing, one line", name, code, out.String(), errb.String())
 		}
 	}
+}
+
+// A kernel gives an experiment a reason of its own exactly where the
+// thread's toggle changes nothing: the thread's one-CPU scenario replayed
+// under the kernel with the toggle on and off is the same run there, and
+// a different one everywhere else.
+func TestKernelLimitsAgreeWithReplay(t *testing.T) {
+	sides := map[string][2]string{
+		"000": {"DELAY_LAG_FLOOR", "NO_DELAY_LAG_FLOOR"},
+		"002": {"PREEMPT_FLUSH_DELAYED", "NO_PREEMPT_FLUSH_DELAYED"},
+		"003": {"PLACE_JOIN_LAG", "NO_PLACE_JOIN_LAG"},
+		"004": {"NO_YIELD_BUMP_DEADLINE", "YIELD_BUMP_DEADLINE"},
+	}
+	for k := eevdf.KernelV73; k <= eevdf.KernelV66; k++ {
+		for _, e := range experiments {
+			var runs [2]string
+			for i, tokens := range sides[e.id] {
+				runs[i] = replayText(t, filepath.Join("..", "..", scenarioFiles[e.id]), k, tokens)
+			}
+			n := len(kernelLimits(e.id, k))
+			if k != eevdf.KernelV73 {
+				n-- // the simulator's reason
+			}
+			if same, own := runs[0] == runs[1], n > 0; same != own {
+				t.Errorf("%v, seed %s: %s and %s give the same run: %v; the kernel gives a reason of its own: %v",
+					k, e.id, sides[e.id][0], sides[e.id][1], same, own)
+			}
+		}
+	}
+}
+
+// replayText replays a scenario file under kernel k with extra feature
+// tokens applied last, and prints every result.
+func replayText(t *testing.T, path string, k eevdf.Kernel, extra string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc, err := scenario.Parse(f, filepath.Base(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := sc.FeaturesFor(k, extra)
+	if err != nil {
+		t.Fatalf("%s under %v with %q: %v", path, k, extra, err)
+	}
+	var b strings.Builder
+	err = scenario.Replay(sc, scenario.Options{Kernel: k, Features: &fs}, func(r *scenario.Result) error {
+		fmt.Fprintf(&b, "%+v\n", *r)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("%s under %v with %q: %v", path, k, extra, err)
+	}
+	return b.String()
 }
