@@ -29,6 +29,12 @@
 //	--quiet       no progress output; without it, a progress bar when
 //	              stderr is a terminal, a line per quarter of a long
 //	              experiment otherwise
+//	--kernel K    the kernel preset: v7.3 (the default, the modelled
+//	              kernel), v7.1, v7.0, v6.18, v6.12 or v6.6; the header
+//	              names any other, and an experiment the kernel cannot run
+//	              is printed as not run, with the reasons (kernel.go) —
+//	              today every experiment under an earlier kernel, since
+//	              package sim runs only the modelled kernel's fair class
 //
 // A flag given with a value it cannot take (--runs 0, --out "", --seeds
 // 000,000) is an error reported before any simulation, with exit status 2.
@@ -51,6 +57,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/sim"
 )
 
@@ -62,6 +69,8 @@ type options struct {
 	runs  int    // simulation seeds per side
 	out   string
 	seeds map[string]bool
+	// kernel is the preset the experiments run under (--kernel).
+	kernel eevdf.Kernel
 }
 
 // seedList is the simulation seeds, in order: seed, seed+1, …
@@ -104,13 +113,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("seeds", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var o options
-	var list string
+	var list, kernel string
 	fs.BoolVar(&o.quick, "quick", false, "short runs (seconds), as CI uses them")
 	fs.Uint64Var(&o.seed, "seed", 1, "the first simulation seed")
 	fs.IntVar(&o.runs, "runs", 10, "simulation seeds per side, 1 to 1000 (3 with --quick unless given)")
 	fs.StringVar(&list, "seeds", "000,002,003,004", "experiments to run, comma separated")
 	fs.StringVar(&o.out, "out", "", "directory for JSON and CSV reports and PNG plots")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress output")
+	fs.StringVar(&kernel, "kernel", eevdf.KernelV73.String(), "the kernel preset: v7.3, v7.1, v7.0, v6.18, v6.12 or v6.6")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -136,6 +146,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, `seeds: --out "": want a directory (leave the flag out to write no files)`)
 		return 2
 	}
+	k, err := eevdf.ParseKernel(kernel)
+	if err != nil {
+		fmt.Fprintf(stderr, "seeds: --kernel %q: want v7.3, v7.1, v7.0, v6.18, v6.12 or v6.6\n", kernel)
+		return 2
+	}
+	o.kernel = k
 	if o.seed > ^uint64(0)-uint64(o.runs) {
 		fmt.Fprintf(stderr, "seeds: --seed %d: the %d seeds from it overflow 64 bits\n", o.seed, o.runs)
 		return 2
@@ -168,16 +184,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if o.quick {
 		mode = "quick runs (--quick)"
 	}
-	fmt.Fprintf(stdout, "fairclass seed experiments: %s, %s\n", mode, o.seedsText())
+	fmt.Fprintf(stdout, "fairclass seed experiments: %s, %s%s\n", mode, o.seedsText(), kernelHeader(o.kernel))
 	if o.quick {
 		io.WriteString(stdout, quickWarning)
 	}
 	var all []*figure
+	var notRun []string
 	for _, e := range experiments {
 		if !o.seeds[e.id] {
 			continue
 		}
 		fmt.Fprintf(stdout, "\n=== seed %s: %s\n", e.id, e.title)
+		if why := kernelLimits(e.id, o.kernel); len(why) > 0 {
+			printNotRun(stdout, o.kernel, why)
+			notRun = append(notRun, e.id)
+			continue
+		}
 		bar := newProgress(stderr, "seed "+e.id, progressMode(o, stderr))
 		figs, err := e.run(o, stdout, bar.update)
 		bar.done()
@@ -200,7 +222,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 			n++
 		}
 	}
-	fmt.Fprintf(stdout, "\n%d of %d reported directions reproduced: each holds in at least 80%% of the %s.\n", n, len(all), o.seedsText())
+	if len(all) > 0 || len(notRun) == 0 {
+		fmt.Fprintf(stdout, "\n%d of %d reported directions reproduced: each holds in at least 80%% of the %s.\n", n, len(all), o.seedsText())
+	} else {
+		fmt.Fprintln(stdout)
+	}
+	if len(notRun) > 0 {
+		fmt.Fprintf(stdout, "not run under %v: %s (the reasons are above).\n", o.kernel, seedList(notRun))
+	}
 	return 0
 }
 
