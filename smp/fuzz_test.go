@@ -18,9 +18,10 @@ import (
 // runqueue's, every task's place, the core-scheduling ones) after every
 // step. With bit 2 of the third byte set the machine has task groups (a
 // nested pair and a sibling, in a share mode the input picks): forks land
-// in them, and some execs become cpu.weight writes, cpu.idle toggles and
-// moves between groups; Check then also verifies tg->load_avg and the leaf
-// lists.
+// in them, and some execs become cpu.weight writes, cpu.idle toggles,
+// moves between groups and directories made at run time under any group
+// (so the hierarchy the input ends with is its own); Check then also
+// verifies tg->load_avg and the leaf lists.
 func FuzzSystem(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{1, 2, 3, 0, 0, 0, 1, 1, 1, 5, 5, 5, 6, 6, 6, 9, 9, 9, 9, 9})
@@ -35,10 +36,57 @@ func FuzzSystem(f *testing.F) {
 	f.Add([]byte{0x81, 2, 1, 0, 1, 0, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 4, 4, 9, 9, 9})
 	f.Add([]byte{0x82, 0, 3, 1, 1, 1, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
 	f.Add([]byte{0x83, 5, 2, 1, 0, 1, 0, 1, 2, 3, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9})
+	for _, seed := range fuzzSystemGroupSeeds {
+		f.Add(seed)
+	}
 	f.Fuzz(runFuzzSystem)
 }
 
-func runFuzzSystem(t *testing.T, data []byte) {
+// fuzzSystemGroupSeeds are FuzzSystem inputs with task groups on several
+// CPUs (TestFuzzSystemGroupSeeds checks what each exercises): forks into
+// every group on every CPU, directories made at run time (one nested three
+// deep), cpu.weight writes, cpu.idle toggles and moves between groups,
+// with enough ticks between them for the balancer to move tasks.
+var fuzzSystemGroupSeeds = [][]byte{
+	// 4 CPUs of one LLC, concur: two tasks per CPU in g0, g1, g2; mkdir
+	// d4 under g1 and d5 under d4, forks into them, weight writes on g0
+	// and g2, a move into d5, then time for balancing.
+	{1, 0, 0x14,
+		0, 0x01, 0, 0x02, 0, 0x03, 0, 0x05, 0, 0x06, 0, 0x07, 0, 0x08, 0, 0x0b,
+		9, 0, 9, 1, 9, 0,
+		5, 0xc2, 5, 0xc4, 0, 0x04, 0, 0x05, 0, 0x0a,
+		9, 1, 9, 0, 9, 1,
+		5, 0x81, 5, 0x80, 5, 0xbc,
+		9, 1, 9, 1, 9, 1, 9, 1, 3, 0, 9, 1, 3, 2, 9, 1, 9, 1,
+		5, 0x86, 5, 0x98, 9, 1, 9, 1, 1, 0, 2, 3, 9, 1, 9, 1, 9, 1, 9, 1, 9, 1, 9, 1},
+	// 8 CPUs in two packages (SMT), tasks: a weight write and an idle
+	// toggle with the groups queued on many CPUs, moves of running and
+	// sleeping tasks, wakeups that may migrate them.
+	{3, 0, 0x24,
+		0, 0x01, 0, 0x02, 0, 0x03, 0, 0x04, 0, 0x05, 0, 0x06, 0, 0x07, 0, 0x09, 0, 0x0e, 0, 0x11,
+		9, 0, 9, 1, 9, 1,
+		5, 0x83, 5, 0xc1, 0, 0x0c, 9, 1,
+		5, 0x90, 5, 0xa1, 5, 0xb3, 9, 1, 3, 1, 3, 2, 9, 1,
+		5, 0x86, 1, 1, 2, 2, 9, 1, 9, 1, 9, 1, 5, 0x83, 9, 1, 9, 1, 9, 1},
+}
+
+// fuzzStats counts what one FuzzSystem input did.
+type fuzzStats struct {
+	cpus                                      int
+	grouped                                   bool
+	groupForks, mkdirs, weights, idles, moves int
+	groupTasksOnCPU                           map[int]bool // CPUs that ran or queued a group task at a tick
+	balanceMoves                              uint64
+}
+
+func runFuzzSystem(t *testing.T, data []byte) { fuzzSystem(t, data, nil) }
+
+// fuzzSystem is FuzzSystem's body; st, if not nil, records what it did.
+func fuzzSystem(t *testing.T, data []byte, st *fuzzStats) {
+	if st == nil {
+		st = &fuzzStats{}
+	}
+	st.groupTasksOnCPU = map[int]bool{}
 	{
 		if len(data) < 3 || len(data) > 400 {
 			return
@@ -97,6 +145,8 @@ func runFuzzSystem(t *testing.T, data []byte) {
 		var groups []*eevdf.TaskGroup // nil first: the root group
 		now := s.Clock() + 1_000_000
 		n := top.NumCPUs()
+		st.cpus, st.grouped = n, grouped
+		defer func() { st.balanceMoves = s.Stats().BalanceMoves }()
 		var tasks []*Task
 		step := func(what string) {
 			s.RunPending()
@@ -143,6 +193,7 @@ func runFuzzSystem(t *testing.T, data []byte) {
 				if grouped {
 					if g := groups[arg%len(groups)]; g != nil {
 						eopts = append(eopts, eevdf.WithGroup(g))
+						st.groupForks++
 					}
 				}
 				se, _ := eevdf.NewEntity(fmt.Sprintf("t%d", len(tasks)), eopts...)
@@ -195,6 +246,17 @@ func runFuzzSystem(t *testing.T, data []byte) {
 					}
 				}
 			case 5: // exec, or with groups sometimes a group write or move
+				if grouped && arg&0xc0 == 0xc0 && len(groups) < 10 {
+					// mkdir under any group (nil: the root), on every CPU.
+					g, err := s.NewGroup(fmt.Sprintf("d%d", len(groups)), groups[arg%len(groups)])
+					if err != nil {
+						t.Fatal(err)
+					}
+					groups = append(groups, g)
+					st.mkdirs++
+					step("mkdir")
+					continue
+				}
 				if grouped && arg&0x80 != 0 {
 					g := groups[1+arg%3]
 					switch arg / 3 % 3 {
@@ -203,11 +265,13 @@ func runFuzzSystem(t *testing.T, data []byte) {
 							if err := s.SetCPUWeight(g, uint64(arg*37%10000+1)); err != nil {
 								t.Fatal(err)
 							}
+							st.weights++
 						}
 					case 1:
 						if err := s.SetGroupIdle(g, !g.Idle()); err != nil {
 							t.Fatal(err)
 						}
+						st.idles++
 					case 2:
 						if len(tasks) > 0 {
 							tk := tasks[arg%len(tasks)]
@@ -215,6 +279,7 @@ func runFuzzSystem(t *testing.T, data []byte) {
 								if err := s.MoveToGroup(tk, groups[arg/9%len(groups)]); err != nil {
 									t.Fatal(err)
 								}
+								st.moves++
 							}
 						}
 					}
@@ -235,6 +300,9 @@ func runFuzzSystem(t *testing.T, data []byte) {
 					s.Tick(c)
 					if s.RQ(c).NeedResched() {
 						s.Schedule(c)
+					}
+					if cur := s.Curr(c); cur != nil && cur.se.Group() != nil && cur.se.Group().Parent() != nil {
+						st.groupTasksOnCPU[c] = true
 					}
 				}
 				step("tick")
@@ -282,4 +350,27 @@ func fuzzCookieOp(t *testing.T, s *System, tasks []*Task, arg int) []*Task {
 		t.Fatal(err)
 	}
 	return tasks
+}
+
+// The group seeds of FuzzSystem do what they are there for: on several
+// CPUs, forks into groups, directories made at run time, cpu.weight
+// writes, cpu.idle toggles and moves between groups, group tasks running
+// on more than one CPU, and the balancer moving tasks (Check after every
+// step, as in the fuzzing).
+func TestFuzzSystemGroupSeeds(t *testing.T) {
+	for i, seed := range fuzzSystemGroupSeeds {
+		var st fuzzStats
+		fuzzSystem(t, seed, &st)
+		switch {
+		case !st.grouped || st.cpus < 4:
+			t.Errorf("seed %d: grouped %v on %d CPUs", i, st.grouped, st.cpus)
+		case st.groupForks == 0 || st.mkdirs == 0 || st.weights == 0 || st.idles == 0 || st.moves == 0:
+			t.Errorf("seed %d: %d group forks, %d mkdirs, %d weight writes, %d idle toggles, %d moves; want each",
+				i, st.groupForks, st.mkdirs, st.weights, st.idles, st.moves)
+		case len(st.groupTasksOnCPU) < 2:
+			t.Errorf("seed %d: group tasks ran on %d CPUs", i, len(st.groupTasksOnCPU))
+		case st.balanceMoves == 0:
+			t.Errorf("seed %d: the balancer moved nothing", i)
+		}
+	}
 }
