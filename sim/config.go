@@ -50,11 +50,22 @@ type Config struct {
 	// processed. It must be positive. The run ends earlier if every task
 	// exits.
 	Duration time.Duration
-	// Features is the fair-class feature set; nil means the kernel defaults.
+	// Kernel is the kernel whose fair class every runqueue follows
+	// (default eevdf.KernelV73, the modelled mainline): its arithmetic,
+	// base slice and feature defaults, as eevdf.WithKernel gives them.
+	// Placement and balancing (package smp) stay the modelled kernel's
+	// for every preset. An earlier kernel runs no task groups (eevdf
+	// models groups for the single runqueue of v7.3 only) and no lazy
+	// preemption before v6.13.
+	Kernel eevdf.Kernel
+	// Features is the fair-class feature set; nil means the defaults of
+	// Kernel (features.Preset). A feature Kernel's features.h lacks is an
+	// error; the seed toggles exist under every kernel.
 	Features *features.Set
 	// BaseSlice overrides sysctl_sched_base_slice; 0 keeps the kernel's
 	// value for the machine: 700 µs × (1 + ilog2(min(CPUs, 8))), that is
-	// 0.7, 1.4, 2.1 and 2.8 ms for 1, 2–3, 4–7 and 8 or more CPUs.
+	// 0.7, 1.4, 2.1 and 2.8 ms for 1, 2–3, 4–7 and 8 or more CPUs (750 µs
+	// for the factor under v6.12 and v6.6).
 	BaseSlice time.Duration
 	// HZ is the tick rate (default 1000); TICK_NSEC = (10^9 + HZ/2) / HZ is
 	// the tick period and enters the lag clamp.
@@ -151,7 +162,8 @@ func LoadConfig(path string) (Config, error) {
 //	  "nohz": "off",                  // or "idle"
 //	  "preset": "warm",               // or "boot"
 //	  "duration": "30s",              // Config.Duration
-//	  "features": "NO_PLACE_LAG",     // debugfs tokens applied to the kernel defaults
+//	  "kernel": "v7.3",               // or v7.1, v7.0, v6.18, v6.12, v6.6 (Config.Kernel)
+//	  "features": "NO_PLACE_LAG",     // debugfs tokens applied to the kernel's defaults
 //	  "base_slice": "700us",
 //	  "hz": 1000,
 //	  "timeline": "btree",            // or "rbtree"
@@ -238,6 +250,7 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		Nohz          string            `json:"nohz"`
 		Preset        string            `json:"preset"`
 		Duration      JSONDuration      `json:"duration"`
+		Kernel        string            `json:"kernel"`
 		Features      string            `json:"features"`
 		BaseSlice     JSONDuration      `json:"base_slice"`
 		HZ            *int              `json:"hz"`
@@ -311,8 +324,21 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		}
 		cfg.Preset = &p
 	}
+	if jc.Kernel != "" {
+		k, err := eevdf.ParseKernel(jc.Kernel)
+		if err != nil {
+			return Config{}, errAt(offs["kernel"], "kernel: %v", err)
+		}
+		cfg.Kernel = k
+	}
 	if jc.Features != "" {
-		fs, err := features.Parse(jc.Features)
+		// The tokens apply to the kernel's own defaults, as a features
+		// line does under fairclass replay --kernel.
+		base, err := features.Preset(cfg.Kernel.String())
+		if err != nil {
+			return Config{}, errAt(offs["kernel"], "kernel: %v", err)
+		}
+		fs, err := base.Apply(jc.Features)
 		if err != nil {
 			return Config{}, offs.place("features", err) // it names itself: "features: …"
 		}
@@ -943,4 +969,31 @@ func parsePhase(raw json.RawMessage, chans map[string]*Channel) (Phase, error) {
 		return Phase{}, fmt.Errorf("a phase needs exactly one action key, found %d in %s", len(out), raw)
 	}
 	return out[0], nil
+}
+
+// SetKernel makes cfg run under kernel k, keeping what its Features change:
+// the differences of cfg.Features from the old kernel's defaults are
+// applied to k's (nil Features stay nil, k's defaults). It fails if a
+// changed feature does not exist under k.
+func SetKernel(cfg *Config, k eevdf.Kernel) error {
+	if cfg == nil {
+		return errors.New("sim: SetKernel of a nil Config")
+	}
+	newBase, err := features.Preset(k.String())
+	if err != nil {
+		return err
+	}
+	if cfg.Features != nil {
+		oldBase, err := features.Preset(cfg.Kernel.String())
+		if err != nil {
+			return err
+		}
+		fs, err := newBase.Apply(cfg.Features.Diff(oldBase))
+		if err != nil {
+			return err
+		}
+		cfg.Features = &fs
+	}
+	cfg.Kernel = k
+	return nil
 }

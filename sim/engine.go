@@ -195,13 +195,22 @@ func (s *Sim) configure() error {
 		return fmt.Errorf("duration must be positive (it is the stop time)")
 	}
 	s.stop = uint64(cfg.Duration)
+	kernelDefaults, err := features.Preset(cfg.Kernel.String())
+	if err != nil {
+		return fmt.Errorf("kernel: %w", err)
+	}
 	if cfg.Features != nil {
 		s.feat = *cfg.Features
 	} else {
-		s.feat = features.Default()
+		s.feat = kernelDefaults
 	}
 	if err := s.feat.Validate(); err != nil {
 		return err
+	}
+	for _, f := range features.All() {
+		if s.feat.Has(f) && !features.Exists(cfg.Kernel.String(), f) {
+			return fmt.Errorf("features: %v has no %v", cfg.Kernel, f)
+		}
 	}
 	if cfg.BaseSlice < 0 {
 		return fmt.Errorf("negative base slice")
@@ -267,6 +276,7 @@ func (s *Sim) configure() error {
 	}
 	s.rng = rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)
 	comp := newCompiler()
+	comp.noSlice = cfg.Kernel == eevdf.KernelV66
 	for wi, w := range cfg.Workloads {
 		if w == nil {
 			return fmt.Errorf("workload %d is nil", wi)
@@ -345,6 +355,9 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 		if group == nil {
 			return fmt.Errorf("unknown group %q", sp.Group)
 		}
+	}
+	if sp.Slice != 0 && s.cfg.Kernel == eevdf.KernelV66 {
+		return fmt.Errorf("slice: %w", errNoCustomSlices)
 	}
 	se, err := eevdf.NewEntity(sp.Name,
 		eevdf.WithDefaultSlice(s.baseSlice),

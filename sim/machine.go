@@ -68,6 +68,12 @@ func (s *Sim) newSystem(top *topology.Topology) error {
 		opts = append(opts, smp.WithPreset(s.preset, s.origin))
 	}
 	rqOpts := []eevdf.Option{eevdf.WithTimeline(cfg.Timeline)}
+	if cfg.Kernel != eevdf.KernelV73 {
+		// The kernel's fair class on every runqueue, and its normalized
+		// base slice, scaled by smp for the machine.
+		rqOpts = append(rqOpts, eevdf.WithKernel(cfg.Kernel))
+		opts = append(opts, smp.WithBaseSlice(cfg.Kernel.BaseSlice()))
+	}
 	if cfg.Preempt != eevdf.PreemptFull {
 		rqOpts = append(rqOpts, eevdf.WithPreempt(cfg.Preempt))
 	}

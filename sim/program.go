@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -244,7 +245,14 @@ type compiler struct {
 	labels map[string]int32
 	lNames []string
 	hooks  []func(HookEvent)
+	// noSlice refuses SetSlice: the kernel has no custom slices (v6.6).
+	noSlice bool
 }
+
+// errNoCustomSlices refuses a custom slice under v6.6, whose sched_setattr
+// ignores sched_runtime (KERNEL-SPEC-LTS Part I §6): a run that asked for
+// one would silently not be the run it describes.
+var errNoCustomSlices = errors.New("custom slices (sched_attr.sched_runtime) do not exist in v6.6")
 
 func newCompiler() *compiler {
 	return &compiler{chans: map[*Channel]int32{}, labels: map[string]int32{}}
@@ -496,6 +504,9 @@ func (b *progBuilder) phase(p *Phase, depth int) error {
 		}
 		b.emit(instr{op: opSetNice, n: int32(p.n)})
 	case phSetSlice:
+		if b.c.noSlice {
+			return errNoCustomSlices
+		}
 		d, err := durNs("set slice", p.d)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/smp"
 )
@@ -22,7 +23,8 @@ type Report struct {
 	Machine         string `json:"machine"`          // packages x LLCs x cores x threads, numbering
 	Nohz            string `json:"nohz"`             // tick mode of idle CPUs: off or idle
 	Preset          string `json:"preset"`           // start state: warm or boot
-	Features        string `json:"features"`         // debugfs tokens that differ from the kernel defaults
+	Kernel          string `json:"kernel,omitempty"` // Config.Kernel when it is not the modelled v7.3
+	Features        string `json:"features"`         // debugfs tokens that differ from the kernel's defaults
 	BaseSliceNs     uint64 `json:"base_slice_ns"`    // sysctl_sched_base_slice
 	TickNs          uint64 `json:"tick_ns"`          // TICK_NSEC, the tick period
 	EndNs           uint64 `json:"end_ns"`           // the stop time, or when the last task exited
@@ -229,7 +231,8 @@ func (s *Sim) Report() *Report {
 		Machine:         s.cfg.Machine.String(),
 		Nohz:            s.cfg.Nohz.String(),
 		Preset:          s.preset.String(),
-		Features:        s.feat.Diff(features.Default()),
+		Kernel:          kernelName(s.cfg.Kernel),
+		Features:        s.feat.Diff(s.kernelDefaults()),
 		BaseSliceNs:     s.baseSlice,
 		TickNs:          s.tickNsec,
 		TimerSlackNs:    uint64(s.cfg.TimerSlack),
@@ -548,6 +551,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if feat == "" {
 		feat = "kernel defaults"
 	}
+	if r.Kernel != "" {
+		feat = r.Kernel + " " + feat
+	}
 	fmt.Fprintf(bw, "simulated %s s on %d CPU(s), seed %d, base slice %s ms, tick %s ms, features: %s\n",
 		s6(r.EndNs), r.CPUs, r.Seed, ms3(r.BaseSliceNs), ms3(r.TickNs), feat)
 	if r.CPUs > 1 {
@@ -677,6 +683,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	row("run", "", "machine", r.Machine)
 	row("run", "", "nohz", r.Nohz)
 	row("run", "", "preset", r.Preset)
+	if r.Kernel != "" {
+		row("run", "", "kernel", r.Kernel)
+	}
 	row("run", "", "features", r.Features)
 	row("run", "", "base_slice_ns", u(r.BaseSliceNs))
 	row("run", "", "tick_ns", u(r.TickNs))
@@ -882,4 +891,23 @@ func (r *Report) WriteTrace(w io.Writer) error {
 // usec3 formats nanoseconds as microseconds with three decimals, exactly.
 func usec3(ns uint64) string {
 	return strconv.FormatUint(ns/1000, 10) + "." + fmt.Sprintf("%03d", ns%1000)
+}
+
+// kernelName is the report's name of k: empty for the modelled kernel, so
+// that a default run reports what it always did.
+func kernelName(k eevdf.Kernel) string {
+	if k == eevdf.KernelV73 {
+		return ""
+	}
+	return k.String()
+}
+
+// kernelDefaults is the feature set of the run's kernel, against which
+// reports and the scenario log name the features that differ.
+func (s *Sim) kernelDefaults() features.Set {
+	fs, err := features.Preset(s.cfg.Kernel.String())
+	if err != nil { // New refused such a kernel
+		return features.Default()
+	}
+	return fs
 }

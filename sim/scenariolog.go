@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/schedmodel/fairclass/features"
+	"github.com/schedmodel/fairclass/eevdf"
 )
 
 // scenarioLog writes a one-CPU run in the scenario language (package
@@ -34,7 +34,11 @@ func (s *Sim) startScenarioLog(w io.Writer) error {
 	}
 	l := &scenarioLog{w: bufio.NewWriter(w)}
 	fmt.Fprintf(l.w, "# simulated by package sim, seed %d\n", s.cfg.Seed)
-	if d := s.feat.Diff(features.Default()); d != "" {
+	if s.cfg.Kernel != eevdf.KernelV73 {
+		// The language has no kernel line: the replay names it.
+		fmt.Fprintf(l.w, "# replay with --kernel %v\n", s.cfg.Kernel)
+	}
+	if d := s.feat.Diff(s.kernelDefaults()); d != "" {
 		fmt.Fprintf(l.w, "features %s\n", d)
 	}
 	fmt.Fprintf(l.w, "base_slice %d\nhz %d\n", s.baseSlice, s.cfg.HZ)

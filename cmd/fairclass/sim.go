@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/sim"
 )
 
@@ -36,6 +37,9 @@ Flags:
   --trace FILE    also write a Chrome/Perfetto trace (turns "trace" on): a
                   track per CPU, migration arrows between them
   --seed N        override the configuration's seed, 0..18446744073709551615
+  --kernel K      override the configuration's "kernel": v7.3 (default),
+                  v7.1, v7.0, v6.18, v6.12 or v6.6; the configuration's
+                  "features" stay the same changes, applied to K's defaults
   --quiet         no progress bar (there is none unless standard error is
                   a terminal)
 
@@ -54,6 +58,7 @@ func simCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&traceOut.path, "trace", "", "")
 	seed := fs.String("seed", "", "")
 	quiet := fs.Bool("quiet", false, "")
+	kernel := fs.String("kernel", "", "")
 	files, code, done := parseArgs(fs, args, 1, "configuration file", simHelp, stdout, stderr)
 	if done {
 		return code
@@ -70,6 +75,14 @@ func simCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		}
 		seedValue = v
 	}
+	var kernelValue eevdf.Kernel
+	if given(fs, "kernel") {
+		k, err := eevdf.ParseKernel(*kernel)
+		if err != nil {
+			return fail(2, "--kernel: %v", err)
+		}
+		kernelValue = k
+	}
 
 	// Everything is checked before the simulation runs: the
 	// configuration, the simulation it describes (sim.New), then the
@@ -85,6 +98,11 @@ func simCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	}
 	if given(fs, "seed") {
 		cfg.Seed = seedValue
+	}
+	if given(fs, "kernel") {
+		if err := sim.SetKernel(&cfg, kernelValue); err != nil {
+			return fail(1, "%s: --kernel: %v", files[0], err)
+		}
 	}
 	if traceOut.path != "" {
 		cfg.Trace = true // recording the schedule changes none of it
