@@ -27,6 +27,7 @@ type easState struct {
 	pds      []*energy.Domain // rd->pd: descending first CPU; nil when EAS is off
 	overutil bool             // rd->overutilized (only while EAS is on)
 	stats    EnergyStats
+	view     easView // find_energy_efficient_cpu's snapshot, reused (feec.go)
 }
 
 // EnergyStats counts what Energy-Aware Scheduling did.
