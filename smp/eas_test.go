@@ -14,9 +14,8 @@ import (
 // p's signals (util_avg = runnable_avg = util_est = pu, blocked on pcpu).
 func synthView(t *testing.T, util, est [4]uint64, pcpu int, pu uint64) *easView {
 	t.Helper()
-	m := energy.Synthetic2x2()
-	pds := slices.Clone(m.Domains())
-	slices.Reverse(pds)
+	h := easHarness(t, "biglittle:2*512,2*1024", energy.Synthetic2x2())
+	pds := h.s.PerfDomains() // rd->pd, as the System lists it
 	all := topology.NewMask(4)
 	for c := range 4 {
 		all.Set(c)
@@ -115,13 +114,64 @@ func TestFEECNoEnergyMargin(t *testing.T) {
 	}
 }
 
-// A task that fits nowhere with more spare than prev, or a domain where
-// p fits no CPU, is not a candidate: with a util of 900 p fits no little
-// CPU (900 > 409) and only the big ones compete.
+// rd->pd's order decides between equal deltas (§8.5 rule 7: a later
+// domain's candidate must be strictly better). p (util 100) was on little
+// CPU 1, which it no longer fits (CPU 1 at 450 with p, above 409). Big
+// CPU 2 adds 7812·100 = 781 200 at state 0; little CPU 0 adds as much,
+// the little domain being at state 1 (max util 350·1.25 = 437 > 256)
+// with and without p. Domain {2,3} is listed first: CPU 2.
+func TestFEECDomainOrderBreaksEqualDeltas(t *testing.T) {
+	v := synthView(t, [4]uint64{0, 450, 0, 0}, [4]uint64{0, 0, 0, 0}, 1, 100)
+	if got := v.energies(2, -1, 2); !slices.Equal(got, []uint64{0, 781200}) {
+		t.Errorf("big domain: base, on 2 = %v", got)
+	}
+	if got := v.energies(0, -1, 0); !slices.Equal(got, []uint64{2734200, 3515400}) {
+		t.Errorf("little domain: base, on 0 = %v", got)
+	}
+	if got := v.feecSearch(1); got != 2 {
+		t.Errorf("find_energy_efficient_cpu = %d, want 2 (the first domain's candidate)", got)
+	}
+}
+
+// With EAS on, group_is_overloaded needs an overutilized CPU in the group
+// (§7.2), and the fork and exec slow path never computes that (§4.5, the
+// end of AS11): RB5 CPU 5 with three tasks (utils 435, 218, 109 from their
+// forks: 762 > 744) is overloaded to the slow path without EAS, fully
+// busy with it.
+func TestEASSlowPathNeverOverloaded(t *testing.T) {
+	for _, eas := range []bool{false, true} {
+		var opts []Option
+		if eas {
+			opts = append(opts, WithEnergyModel(energy.RB5()))
+		}
+		h := newPresetHarness(t, "rb5", opts...)
+		for range 3 {
+			h.pinnedStart(5)
+		}
+		p := h.taskWith(0, nil)
+		sd := h.s.top.Base(0)
+		var g *topology.Group
+		for k := range sd.NumGroups() {
+			if sd.Group(k).Span().Test(5) {
+				g = sd.Group(k)
+			}
+		}
+		st := h.s.updateSgWakeupStats(sd, g, p)
+		want := groupOverloaded
+		if eas {
+			want = groupFullyBusy
+		}
+		if st.groupType != want {
+			t.Errorf("EAS %v: CPU 5 with 3 tasks (util %d) is %v, want %v", eas, st.groupUtil, st.groupType, want)
+		}
+	}
+}
+
+// A CPU p does not fit is no candidate, prev included: p (util 600) was
+// on little CPU 1, and 600 fits no capacity-512 CPU (80 % is 409.6); the
+// big CPUs compete alone and CPU 2, the first of the most spare, wins.
 func TestFEECSkipsCPUsThatDoNotFit(t *testing.T) {
-	v := synthView(t, [4]uint64{0, 0, 0, 0}, [4]uint64{0, 0, 0, 0}, 1, 600)
-	// prev 1 (little) does not fit 600 (≥ 409.6): only CPU 2 (the first of
-	// the most spare in {2,3}) is a candidate, and it fits: it wins.
+	v := synthView(t, [4]uint64{0, 600, 0, 0}, [4]uint64{0, 0, 0, 0}, 1, 600)
 	if got := v.feecSearch(1); got != 2 {
 		t.Errorf("find_energy_efficient_cpu = %d, want 2", got)
 	}
@@ -212,32 +262,26 @@ func TestEASPlacesOnTheLeastEnergy(t *testing.T) {
 	before := h.s.EnergyStats()
 	got := h.wake(p, nil, 0)
 	st := h.s.EnergyStats()
-	t.Logf("util_est %d, woke on CPU %d", taskUtilEst(p), got)
 	if got > 1 || st.Placements != before.Placements+1 || st.Moved != before.Moved+1 {
 		t.Errorf("woke on CPU %d (util_est %d), stats %+v; want a little CPU placed by EAS", got, taskUtilEst(p), st)
 	}
 }
 
-// AS13 and the gate of §4.1: a wakeup enqueue that makes a CPU
-// overutilized sets the root's flag; the next wakeups skip EAS (counted
-// as Skipped) and take select_idle_sibling; a fork's first enqueue does
-// not set it; the first top-level balance that finds every CPU below its
-// mark clears it.
+// AS13 and the gate of §4.1 on §10.3's machine: a hog pinned to little
+// CPU 0 passes 409 (80 % of 512) and the tick at 23 ms sets the root's
+// flag; a small task's wakeup then skips EAS (counted as Skipped) and
+// takes select_idle_sibling; once the hog exits, the first top-level
+// balance that finds every CPU below its mark clears the flag (31 ms).
 func TestOverutilizedGatesEAS(t *testing.T) {
 	h := easHarness(t, "biglittle:2*512,2*1024", energy.Synthetic2x2())
-	// A hog pinned to little CPU 0: its util passes 409 (80 % of 512)
-	// after a few tens of ms; the tick sets the flag.
-	hog := h.pinnedStart(0)
-	var setAt uint64
-	for h.now < 200_000_000 && !h.s.Overutilized() {
+	start := h.now
+	h.pinnedStart(0)
+	for h.now-start < 200_000_000 && !h.s.Overutilized() {
 		h.run(h.now + 1_000_000)
 	}
-	setAt = h.now
-	if !h.s.Overutilized() || !h.s.CPUOverutilized(0) {
-		t.Fatalf("a hog on a 512 CPU: overutilized %v after %d ms", h.s.Overutilized(), setAt/1e6)
+	if setAt := h.now - start; setAt != 23_000_000 || !h.s.CPUOverutilized(0) {
+		t.Fatalf("a hog on a 512 CPU: overutilized at %d ms (CPU 0 util %d), want 23", setAt/1e6, h.s.cpuUtilCfs(0))
 	}
-	t.Logf("overutilized at %d ms, CPU 0 util %d", setAt/1e6, h.s.cpuUtilCfs(0))
-	// A small task's wakeup now skips EAS.
 	p := startLight(h, 3, 1_000_000)
 	before := h.s.EnergyStats()
 	h.run(h.now + 5_000_000)
@@ -245,9 +289,6 @@ func TestOverutilizedGatesEAS(t *testing.T) {
 	if st := h.s.EnergyStats(); st.Skipped != before.Skipped+1 || st.Placements != before.Placements {
 		t.Errorf("wakeup while overutilized: stats %+v, before %+v", st, before)
 	}
-	// The hog ends; the next top-level balance finds every CPU below its
-	// mark and clears the flag.
-	_ = hog
 	if err := h.s.Exit(0); err != nil {
 		t.Fatal(err)
 	}
@@ -255,10 +296,9 @@ func TestOverutilizedGatesEAS(t *testing.T) {
 	for end := h.now + 400_000_000; h.now < end && h.s.Overutilized(); {
 		h.run(h.now + 1_000_000)
 	}
-	if h.s.Overutilized() {
-		t.Fatal("the flag is never cleared")
+	if cleared := h.now - start; cleared != 31_000_000 {
+		t.Errorf("flag cleared at %d ms, want 31", cleared/1e6)
 	}
-	t.Logf("cleared at %d ms, stats %+v", h.now/1e6, h.s.EnergyStats())
 	if st := h.s.EnergyStats(); st.OverutilizedSet != 1 || st.OverutilizedCleared != 1 {
 		t.Errorf("transitions %+v, want one set and one clear", st)
 	}
