@@ -503,3 +503,30 @@ func TestRB5EASOverutilizedWhenEveryBigCPUIsBusy(t *testing.T) {
 		t.Errorf("a wakeup with every big CPU busy: %+v (before %+v), want EAS skipped", st, before)
 	}
 }
+
+// While EAS places tasks, a misfit is still pulled (§7.4: the misfit test
+// comes before the EAS exit). The rule alone, with the state set by hand:
+// RB5 little CPU 0 runs a light task (util far below 228, so no CPU is
+// overutilized) and still shows the misfit_task_load 1023 a tick left
+// there (the value lags, §5.2); idle big CPU 4's balance of the top
+// domain finds the misfit group busiest and kicks an active balance,
+// where a domain without a misfit is balanced.
+func TestEASStillPullsMisfits(t *testing.T) {
+	h := easHarness(t, "rb5", energy.RB5())
+	s := h.s
+	h.pinnedStart(0)
+	free(s.Curr(0))
+	s.setTaskMaxAllowedCapacity(s.Curr(0))
+	if s.Overutilized() || s.CPUOverutilized(0) {
+		t.Fatal("overutilized with one fresh task")
+	}
+	cont := true
+	if s.balanceRQ(4, s.top.Base(4), cpuIdle, &cont); s.Stats().ActiveKicks != 0 {
+		t.Fatal("an active balance without a misfit")
+	}
+	s.cpus[0].misfitTaskLoad = 1023
+	s.balanceRQ(4, s.top.Base(4), cpuIdle, &cont)
+	if s.Overutilized() || s.Stats().ActiveKicks != 1 {
+		t.Errorf("misfit on CPU 0 while not overutilized: %d active kicks (overutilized %v), want 1", s.Stats().ActiveKicks, s.Overutilized())
+	}
+}
