@@ -530,3 +530,35 @@ func TestEASStillPullsMisfits(t *testing.T) {
 		t.Errorf("misfit on CPU 0 while not overutilized: %d active kicks (overutilized %v), want 1", s.Stats().ActiveKicks, s.Overutilized())
 	}
 }
+
+// An energy.Meter sampled from CPUUtil at every tick of an RB5 run with
+// EAS on: the light task's CPUs are charged, idle ones nothing.
+func TestRB5EnergyMeterFromCPUUtil(t *testing.T) {
+	h := easHarness(t, "rb5", energy.RB5())
+	mt := energy.NewMeter(h.s.EnergyModel())
+	utils := make([]uint64, h.s.NumCPUs())
+	p := h.taskWith(0, nil)
+	h.resched(h.s.WakeUpNew(p))
+	for range 20 {
+		start := h.now
+		for end := start + 16_000_000; h.now < end; {
+			if h.now == start+1_000_000 && h.s.Curr(p.CPU()) == p {
+				h.block(p.CPU())
+				h.settle()
+			}
+			h.run(h.now + 1_000_000)
+			for c := range utils {
+				utils[c] = h.s.CPUUtil(c)
+			}
+			if err := mt.Add(1_000_000, utils); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.resched(h.wake(p, nil, 0))
+		h.settle()
+	}
+	r := mt.Report()
+	if r.ElapsedNs != 320_000_000 || r.TotalUJ <= 0 || r.Domains[0].UJ != r.TotalUJ {
+		t.Errorf("20 periods of a light task on the little CPUs: %+v", r)
+	}
+}

@@ -436,6 +436,11 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 				t.Error("without EAS the root domain reads overutilized (is_rd_overutilized)")
 			}
 		},
+		"System.CPUUtil": func(t *testing.T) {
+			if s.CPUUtil(-1) != 0 || s.CPUUtil(n) != 0 || s.CPUUtil(0) == 0 {
+				t.Errorf("CPUUtil(-1, N, 0) = %d, %d, %d (CPU 0 runs a task)", s.CPUUtil(-1), s.CPUUtil(n), s.CPUUtil(0))
+			}
+		},
 		"System.CPUOverutilized": func(t *testing.T) {
 			if s.CPUOverutilized(-1) || s.CPUOverutilized(n) || s.CPUOverutilized(0) {
 				t.Error("CPUOverutilized of a bad id or without EAS is true")

@@ -158,3 +158,15 @@ func (s *System) checkEnergy() error {
 	}
 	return nil
 }
+
+// CPUUtil returns cpu_util_cfs(cpu): the root queue's utilisation (the
+// larger of util_avg and util_est), at most the CPU's capacity, as of its
+// last PELT update (an idle CPU's is not decayed until something updates
+// it, as schedutil reads it); 0 for a bad id. It is what an energy.Meter
+// samples per CPU to estimate a run's energy.
+func (s *System) CPUUtil(cpu int) uint64 {
+	if uint(cpu) >= uint(len(s.cpus)) {
+		return 0
+	}
+	return s.cpuUtilCfs(cpu)
+}
