@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/energy"
 	"github.com/schedmodel/fairclass/topology"
 )
@@ -561,4 +562,79 @@ func TestRB5EnergyMeterFromCPUUtil(t *testing.T) {
 	if r.ElapsedNs != 320_000_000 || r.TotalUJ <= 0 || r.Domains[0].UJ != r.TotalUJ {
 		t.Errorf("20 periods of a light task on the little CPUs: %+v", r)
 	}
+}
+
+// An EAS wakeup allocates nothing in the steady state: the snapshot is
+// the System's, reused.
+func TestEASWakeupAllocatesNothing(t *testing.T) {
+	h := easHarness(t, "rb5", energy.RB5())
+	s := h.s
+	p := h.taskWith(0, nil)
+	h.resched(s.WakeUpNew(p))
+	now := h.now
+	cycle := func() {
+		now += 16_000_000
+		_ = s.SetClock(now)
+		c := s.TryToWakeUp(p, nil, 0)
+		s.Schedule(c)
+		now += 1_000_000
+		_ = s.SetClock(now)
+		if s.Curr(c) == p {
+			_ = s.Block(c)
+		}
+	}
+	for range 10 {
+		cycle()
+	}
+	before := s.EnergyStats().Placements
+	if n := testing.AllocsPerRun(50, cycle); n != 0 {
+		t.Errorf("a wakeup cycle with EAS allocates %v times", n)
+	}
+	if s.EnergyStats().Placements == before {
+		t.Error("EAS placed nothing: the test measures another path")
+	}
+}
+
+// BenchmarkEASWakeup measures TryToWakeUp placed by
+// find_energy_efficient_cpu on the RB5 (three perf domains, eight CPUs):
+// a light task woken every 16 ms that runs 1 ms, with the schedule and
+// the block of each cycle.
+func BenchmarkEASWakeup(b *testing.B) {
+	top, err := mustPreset(b, "rb5").Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := New(top, WithEnergyModel(energy.RB5()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	se, _ := eevdf.NewEntity("eas")
+	p, _ := s.NewTask(se)
+	now := uint64(1_000_000)
+	_ = s.SetClock(now)
+	s.Schedule(s.WakeUpNew(p))
+	now += 1_000_000
+	_ = s.SetClock(now)
+	_ = s.Block(p.CPU())
+	b.ReportAllocs()
+	for b.Loop() {
+		now += 16_000_000
+		_ = s.SetClock(now)
+		c := s.TryToWakeUp(p, nil, 0)
+		s.Schedule(c)
+		now += 1_000_000
+		_ = s.SetClock(now)
+		if s.Curr(c) == p {
+			_ = s.Block(c)
+		}
+	}
+}
+
+// mustPreset is topology.LookupMachine for benchmarks.
+func mustPreset(b *testing.B, name string) topology.MachinePreset {
+	p, err := topology.LookupMachine(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return p
 }
