@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Load reads a model from its JSON form, a Spec:
@@ -21,7 +22,19 @@ import (
 // trailing data is an error naming the field. Every error wraps
 // ErrBadModel.
 func Load(r io.Reader) (*Model, error) {
-	dec := json.NewDecoder(r)
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadModel, err)
+	}
+	// encoding/json matches field names regardless of case; a model's
+	// keys must be spelled exactly.
+	var raw any
+	if err := json.Unmarshal(data, &raw); err == nil {
+		if err := exactKeys(raw, "", specKeys); err != nil {
+			return nil, err
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var s Spec
 	if err := dec.Decode(&s); err != nil {
@@ -31,6 +44,41 @@ func Load(r io.Reader) (*Model, error) {
 		return nil, fmt.Errorf("%w: data after the model's JSON object", ErrBadModel)
 	}
 	return New(s)
+}
+
+// keySet lists a JSON object's fields and, for those that hold objects or
+// arrays of objects, their own fields.
+type keySet map[string]keySet
+
+var specKeys = keySet{"domains": {
+	"cpus": nil, "capacity": nil, "dynamic_power_coefficient": nil, "artificial": nil, "keep_inefficient": nil,
+	"states": {"frequency_khz": nil, "power_uw": nil, "voltage_mv": nil, "cost": nil},
+}}
+
+// exactKeys checks that every object key of v, at path, is one of keys
+// spelled exactly, and descends into the fields that have fields.
+func exactKeys(v any, path string, keys keySet) error {
+	switch v := v.(type) {
+	case []any:
+		for i, e := range v {
+			if err := exactKeys(e, fmt.Sprintf("%s[%d]", path, i), keys); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			sub, ok := keys[k]
+			if !ok {
+				return fmt.Errorf("%w: %s: unknown field %q", ErrBadModel, strings.TrimPrefix(path+"."+k, "."), k)
+			}
+			if sub != nil {
+				if err := exactKeys(e, strings.TrimPrefix(path+"."+k, "."), sub); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }
 
 // LoadBytes is Load of a byte slice.

@@ -296,13 +296,15 @@ func newDomain(ds *DomainSpec, i int) (*Domain, error) {
 	d := &Domain{cpus: cpus, capacity: capacity, artificial: ds.Artificial, spec: *ds}
 	d.spec.States = slices.Clone(ds.States)
 	d.states = make([]State, len(ds.States))
+	for j := range ds.States {
+		if f := ds.States[j].FrequencyKHz; f == 0 || (j > 0 && f <= ds.States[j-1].FrequencyKHz) {
+			return nil, fmt.Errorf("%w: %s.states[%d].frequency_khz: %d (want > 0 and above the previous state's)", ErrBadModel, where, j, f)
+		}
+	}
 	fmax := ds.States[len(ds.States)-1].FrequencyKHz
 	for j := range ds.States {
 		st := &ds.States[j]
 		sw := fmt.Sprintf("%s.states[%d]", where, j)
-		if st.FrequencyKHz == 0 || (j > 0 && st.FrequencyKHz <= ds.States[j-1].FrequencyKHz) {
-			return nil, fmt.Errorf("%w: %s.frequency_khz: %d (want > 0 and above the previous state's)", ErrBadModel, sw, st.FrequencyKHz)
-		}
 		p, err := statePower(ds, st, sw)
 		if err != nil {
 			return nil, err
@@ -368,4 +370,65 @@ func statePower(ds *DomainSpec, st *StateSpec, sw string) (uint64, error) {
 		return 0, fmt.Errorf("%w: %s.voltage_mv: %d gives a power of 0 µW", ErrBadModel, sw, st.VoltageMV)
 	}
 	return p, nil
+}
+
+// Check recomputes everything New derives and returns the first
+// difference, or nil: every domain's CPUs ascend and map back to it, its
+// states ascend in frequency, and each state's performance, cost and
+// inefficiency mark are what the package documentation's formulas give;
+// the domain skips inefficient states exactly when it has some and does
+// not keep them. O(CPUs + states).
+func (m *Model) Check() error {
+	for k, d := range m.domains {
+		if len(d.cpus) == 0 || len(d.states) == 0 {
+			return fmt.Errorf("domain %d: %d CPUs, %d states", k, len(d.cpus), len(d.states))
+		}
+		if k > 0 && m.domains[k-1].cpus[0] >= d.cpus[0] {
+			return fmt.Errorf("domain %d: first CPU %d not after the previous domain's", k, d.cpus[0])
+		}
+		for i, c := range d.cpus {
+			if (i > 0 && d.cpus[i-1] >= c) || m.DomainOf(c) != d {
+				return fmt.Errorf("domain %d: cpu%d out of order or not mapped to it", k, c)
+			}
+		}
+		fmax := d.states[len(d.states)-1].Frequency
+		lowest, any := ^uint64(0), false
+		for j := len(d.states) - 1; j >= 0; j-- {
+			st := d.states[j]
+			if j > 0 && d.states[j-1].Frequency >= st.Frequency {
+				return fmt.Errorf("domain %d: state %d's frequency %d does not ascend", k, j, st.Frequency)
+			}
+			hi, lo := bits.Mul64(d.capacity, st.Frequency)
+			if hi != 0 || st.Performance != lo/fmax {
+				return fmt.Errorf("domain %d state %d: performance %d, want ⌊%d·%d/%d⌋", k, j, st.Performance, d.capacity, st.Frequency, fmax)
+			}
+			if d.artificial {
+				if st.Inefficient {
+					return fmt.Errorf("domain %d state %d: an artificial state marked inefficient", k, j)
+				}
+				continue
+			}
+			if want := costScale * st.Power / st.Performance; st.Cost != want {
+				return fmt.Errorf("domain %d state %d: cost %d, want ⌊10·%d/%d⌋ = %d", k, j, st.Cost, st.Power, st.Performance, want)
+			}
+			ineff := st.Cost >= lowest
+			if st.Inefficient != ineff {
+				return fmt.Errorf("domain %d state %d: inefficient %v, want %v", k, j, st.Inefficient, ineff)
+			}
+			if ineff {
+				any = true
+			} else {
+				lowest = st.Cost
+			}
+		}
+		if d.skip != (any && !d.spec.KeepInefficient) {
+			return fmt.Errorf("domain %d: skip inefficiencies %v with inefficient states %v", k, d.skip, any)
+		}
+	}
+	for c, k := range m.byCPU {
+		if k >= 0 && !slices.Contains(m.domains[k].cpus, c) {
+			return fmt.Errorf("cpu%d mapped to domain %d, which does not hold it", c, k)
+		}
+	}
+	return nil
 }

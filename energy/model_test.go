@@ -16,8 +16,8 @@ func TestSynthetic2x2TableToTheUnit(t *testing.T) {
 		{{500000, 100000, 256, 3906, false}, {1000000, 400000, 512, 7812, false}},
 		{{1000000, 400000, 512, 7812, false}, {2000000, 1600000, 1024, 15625, false}},
 	}
-	if len(m.Domains()) != 2 {
-		t.Fatalf("%d domains", len(m.Domains()))
+	if len(m.Domains()) != 2 || m.Check() != nil || RB5().Check() != nil || RB5Alt().Check() != nil {
+		t.Fatalf("%d domains; Check: %v", len(m.Domains()), m.Check())
 	}
 	for i, d := range m.Domains() {
 		if !slices.Equal(d.States(), want[i]) {
@@ -213,6 +213,8 @@ func TestLoadJSON(t *testing.T) {
 		{`{"domains":[{"cpus":[0],"states":[{"frequency_khz":1,"power_uw":1,"cost":3}]}]}`, "not artificial"},
 		{`{"domains":[{"cpus":[0],"artificial":true,"states":[{"frequency_khz":1}]}]}`, "domains[0].states[0].cost: missing"},
 		{`{"domains":[{"cpus":[0],"states":[{"frequency_khz":1,"power_uw":1}]}]} {}`, "data after"},
+		{`{"domains":[{"cpus":[0],"states":[{"frequency_khz":1,"Power_uw":1}]}]}`, `domains[0].states[0].Power_uw: unknown field "Power_uw"`},
+		{`{"domains":[{"cpus":[0],"states":[{"frequency_khz":100,"power_uw":1},{}]}]}`, "domains[0].states[1].frequency_khz: 0"},
 	} {
 		_, err := Load(strings.NewReader(c.in))
 		if !errors.Is(err, ErrBadModel) || !strings.Contains(err.Error(), c.want) {
