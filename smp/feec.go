@@ -33,10 +33,16 @@ import (
 // is taken at once when it is a CPU; ok is false when EAS does not decide
 // (off, overutilized, or no answer), and the wakeup goes on as without EAS.
 func (s *System) easWakeup(p *Task, prev, this int) (cpu int, ok bool) {
-	if s.isRdOverutilized() {
-		if s.easOn {
-			s.eas.stats.Skipped++
-		}
+	if !s.easOn { // small enough to inline: no cost without EAS
+		return -1, false
+	}
+	return s.easWakeupOn(p, prev, this)
+}
+
+// easWakeupOn is easWakeup with EAS on.
+func (s *System) easWakeupOn(p *Task, prev, this int) (cpu int, ok bool) {
+	if s.eas.overutil {
+		s.eas.stats.Skipped++
 		return -1, false
 	}
 	cpu = s.findEnergyEfficientCPU(p, prev, this)

@@ -38,7 +38,14 @@ func (s *System) setRdOverutilized(v bool) {
 // and at every tick of a fair task: the flag is set if cpu is
 // overutilized. It never clears the flag.
 func (s *System) checkUpdateOverutilizedStatus(cpu int) {
-	if s.easOn && !s.eas.overutil && s.cpuOverutilized(cpu) {
+	if s.easOn && !s.eas.overutil { // small enough to inline: no cost without EAS
+		s.setIfOverutilized(cpu)
+	}
+}
+
+// setIfOverutilized sets the root's flag if cpu is overutilized.
+func (s *System) setIfOverutilized(cpu int) {
+	if s.cpuOverutilized(cpu) {
 		s.setRdOverutilized(true)
 	}
 }
