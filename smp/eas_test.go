@@ -638,3 +638,56 @@ func mustPreset(b *testing.B, name string) topology.MachinePreset {
 	}
 	return p
 }
+
+// A balance of a domain below the top only ever sets the flag; the top
+// domain's rewrites it (§6 rule 4). Capacity classes in separate LLCs
+// (§2.8 case B: CPUs 0–1 of 446 in one LLC, 2–3 of 1024 in another): with
+// a hog pinned to CPU 0 past 356 (80 % of 446) and the flag cleared by
+// hand, CPU 1's balance of its MC domain sets it; with the hog gone and
+// CPU 0 idle again, CPU 0's MC balance leaves it set and only its PKG
+// balance clears it.
+func TestOverutilizedLowerDomainOnlySets(t *testing.T) {
+	top, err := topology.BuildCapacities(topology.Machine{Packages: 1, LLCsPerPackage: 2, CoresPerLLC: 2, ThreadsPerCore: 1}, []uint64{446, 446, 1024, 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := energy.Synthetic2x2().Rescale([]uint64{446, 446, 1024, 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(top, WithEnergyModel(m), WithTickNsec(eevdf.TickNsecForHZ(250)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, s: s, now: s.Clock()}
+	h.at(1_000_000)
+	if !s.EnergyEnabled() || s.top.Base(1).Parent() == nil {
+		t.Fatalf("EAS %v; CPU 1's base domain is the top", s.EnergyEnabled())
+	}
+	h.pinnedStart(0)
+	for !s.cpuOverutilized(0) {
+		h.run(h.now + 1_000_000)
+	}
+	s.eas.overutil = false
+	cont := true
+	s.balanceRQ(1, s.top.Base(1), cpuIdle, &cont)
+	if !s.Overutilized() {
+		t.Fatal("an MC balance that sees overutilized CPU 0 leaves the flag clear")
+	}
+	if err := s.Exit(0); err != nil {
+		t.Fatal(err)
+	}
+	h.settle()
+	for s.cpuOverutilized(0) {
+		h.run(h.now + 1_000_000)
+	}
+	s.eas.overutil = true
+	s.balanceRQ(0, s.top.Base(0), cpuIdle, &cont) // CPU 0 is now its groups' first idle CPU
+	if !s.Overutilized() {
+		t.Fatal("a balance below the top cleared the flag")
+	}
+	s.balanceRQ(0, s.top.Base(0).Parent(), cpuIdle, &cont)
+	if s.Overutilized() {
+		t.Error("the top domain's balance, every CPU below its mark, leaves the flag set")
+	}
+}

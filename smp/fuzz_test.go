@@ -41,6 +41,8 @@ func FuzzSystem(f *testing.F) {
 	// Energy-aware scheduling: the RB5 and the 2+2 machine with a model.
 	f.Add([]byte{0xc0, 0, 1, 0, 0, 0, 1, 0, 2, 9, 9, 9, 9, 3, 1, 9, 9, 9, 9, 2, 0, 9, 9, 9, 9, 9, 9, 9, 9, 9, 1, 9, 9, 9, 9})
 	f.Add([]byte{0xc1, 2, 0, 1, 1, 1, 1, 9, 9, 3, 0, 3, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 2, 1, 9, 9, 9})
+	f.Add([]byte{0xc2, 0, 1, 0, 1, 0, 1, 9, 9, 9, 9, 9, 9, 3, 0, 9, 9, 9, 9, 9, 9, 9, 2, 1, 9, 9, 9, 9, 9})
+	f.Add([]byte{0xc3, 1, 2, 0, 0, 0, 1, 0, 2, 0, 3, 9, 9, 9, 9, 9, 9, 9, 3, 2, 9, 9, 9, 9, 9, 9, 9, 9})
 	f.Fuzz(runFuzzSystem)
 }
 
