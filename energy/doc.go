@@ -56,6 +56,13 @@
 // prime CPU's highest frequency (2 841.6 MHz, not the device tree's
 // 3 091.2 MHz) is assumed as topology's rb5 preset assumes it.
 //
-// A Model is immutable once built and safe for concurrent use; its queries
-// allocate nothing.
+// # Estimating a run's energy
+//
+// The fair class only compares estimates. A Meter turns a run's per-CPU
+// utilisation over time into energy (µJ per CPU and per domain) and each
+// domain's time in each state, charging a CPU its state's power for the
+// share of time its utilisation keeps it busy.
+//
+// A Model is immutable once built and safe for concurrent use; StateFor,
+// CPUEnergy and DomainOf allocate nothing.
 package energy
