@@ -127,7 +127,7 @@ func (s *System) shouldWeBalance(env *lbEnv) bool {
 // updateSgLbStats is update_sg_lb_stats (§5.6 rule 2). overloaded reports
 // a CPU with more than one task, for the top domain's root flag.
 func (s *System) updateSgLbStats(env *lbEnv, sg *topology.Group, local bool, overloaded *bool) sgStats {
-	var st sgStats
+	st := sgStats{eas: s.easOn}
 	top := env.sd.Parent() == nil
 	span := sg.Span()
 	for i := span.FirstAnd(env.cpus); i >= 0; i = span.NextAnd(i, env.cpus) {
@@ -138,6 +138,9 @@ func (s *System) updateSgLbStats(env *lbEnv, sg *topology.Group, local bool, ove
 		st.sumHNrRunning += rq.NrRunnable()
 		nr := rq.NrRunning()
 		st.sumNrRunning += nr
+		if s.easOn && s.cpuOverutilized(i) {
+			st.groupOverutilized = true // KERNEL-SPEC-ASYM §7.1
+		}
 		if nr == 0 && s.idleCPU(i) {
 			st.idleCPUs++
 			continue
@@ -237,7 +240,7 @@ func hasSparePick(st, b *sgStats) bool {
 func (s *System) updateSdLbStats(env *lbEnv, sds *sdStats) {
 	*sds = sdStats{busiestSt: sgStats{idleCPUs: int(^uint32(0) >> 1), groupType: groupHasSpare}}
 	var sumUtil uint64
-	overloaded := false
+	overloaded, overutilized := false, false
 	for k := 0; k < env.sd.NumGroups(); k++ {
 		sg := env.sd.Group(k)
 		local := sg.Span().Test(env.dstCPU)
@@ -250,12 +253,16 @@ func (s *System) updateSdLbStats(env *lbEnv, sds *sdStats) {
 		sds.totalLoad += st.groupLoad
 		sds.totalCapacity += st.groupCapacity
 		sumUtil += st.groupUtil
+		overutilized = overutilized || st.groupOverutilized
 	}
 	if sds.busiest != nil {
 		sds.preferSibling = sds.busiest.Flags().Has(topology.SDPreferSibling)
 	}
 	if env.sd.Parent() == nil {
 		s.overloaded = overloaded
+	}
+	if s.easOn {
+		s.updateSdOverutilized(env.sd, overutilized) // KERNEL-SPEC-ASYM §6 rule 4
 	}
 	s.updateIdleCPUScan(env, sumUtil)
 }
@@ -314,6 +321,11 @@ func (s *System) findSrcGroup(env *lbEnv) *topology.Group {
 	}
 	b, l := &sds.busiestSt, &sds.localSt
 	pct := env.sd.ImbalancePct()
+	if b.groupType != groupMisfitTask && s.easBalanced() {
+		// While EAS places tasks, only misfits move (KERNEL-SPEC-ASYM §7.4).
+		env.imbalance = 0
+		return nil
+	}
 	// A misfit is dealt with whatever the loads (KERNEL-SPEC-ASYM §7.4).
 	force := b.groupType == groupImbalanced || b.groupType == groupMisfitTask
 	if !force {

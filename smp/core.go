@@ -347,6 +347,7 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	_ = rq.Enqueue(t.se, ef) // a sleeping task enqueues
 	s.coreEnqueue(cpu, t)
 	s.addNrRunning(cpu, before)
+	s.checkUpdateOverutilizedStatus(cpu) // ENQUEUE_WAKEUP (overutil.go)
 	rq.WakeupPreempt(t.se, wf)
 	s.markResched(cpu)
 	return cpu
@@ -548,6 +549,7 @@ func (s *System) tick(cpu int) {
 	if rq.Curr() != nil {
 		rq.Tick()
 		s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
+		s.checkUpdateOverutilizedStatus(cpu)
 		if s.core.on {
 			s.taskTickCore(cpu)
 		}

@@ -68,7 +68,7 @@
 // per-CPU state. With no cookie the System is exactly the one without.
 //
 // The modelled machine is the symmetric one of KERNEL-SPEC-SMP §0: every CPU
-// of capacity 1024, one NUMA node, no energy model, no asymmetric packing, no
+// of capacity 1024, one NUMA node, no energy model (unless given, below), no asymmetric packing, no
 // uclamp, no NUMA balancing, no bandwidth control, no
 // RT or deadline tasks, no IRQ or steal time, every CPU active; the
 // branches those features select are taken as the spec says. The
@@ -108,10 +108,28 @@
 // capped at it, wakeups test that the task fits and scan with
 // select_idle_capacity, and a CPU running a task too big for it records a
 // misfit that a bigger CPU's balance pulls, by active balance when the
-// task runs alone (fits.go, idlecapacity.go, misfit.go). Energy-aware
-// scheduling is not modelled: the kernel's branches with EAS off are
-// taken. The System runs tasks in wall time; a little CPU's slower
-// execution of a task's work is the simulator's to model.
+// task runs alone (fits.go, idlecapacity.go, misfit.go). The System runs
+// tasks in wall time; a little CPU's slower execution of a task's work is
+// the simulator's to model.
+//
+// Energy-aware scheduling (KERNEL-SPEC-ASYM §6, §8) needs an energy model
+// (WithEnergyModel, package energy: perf domains, their performance states
+// and costs). EAS is then on exactly when the kernel's
+// sched_energy_enabled() would be (EnergyEnabled: an asymmetric machine
+// whose every CPU has a perf domain; schedutil and frequency invariance
+// assumed). While the root domain is not overutilized (Overutilized; a
+// CPU is when its utilisation reaches 80 % of its capacity,
+// CPUOverutilized) a wakeup goes where find_energy_efficient_cpu says at
+// once — prev unless another CPU that fits adds strictly less energy,
+// counted by EnergyStats —, the balancer moves nothing but misfit tasks,
+// and no group is overloaded. The flag is set by a wakeup's enqueue and by
+// the tick on an overutilized CPU, and rewritten by every balance of the
+// top domain, the only place it clears (energy.go, overutil.go, feec.go).
+// CPUs still run at their maximum frequency: only the energy estimate
+// uses the performance state schedutil would choose from utilisation
+// (with its 1.25 headroom), so results with EAS on are decision-exact and
+// timing-approximate. Without a model every decision and number is the
+// one of a System without EAS.
 //
 // A PELT last_update_time of 0 means "never attached", so a task forked at
 // clock 0 is not aged as the kernel, whose clocks are far from 0 by then,

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/energy"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/topology"
 )
@@ -396,6 +397,53 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 		"System.MisfitTaskLoad": func(t *testing.T) {
 			if s.MisfitTaskLoad(-1) != 0 || s.MisfitTaskLoad(n) != 0 || s.MisfitTaskLoad(0) != 0 {
 				t.Error("MisfitTaskLoad of a bad id or on a symmetric machine is not 0")
+			}
+		},
+		"WithEnergyModel": func(t *testing.T) {
+			wantErr(t, "WithEnergyModel(nil)", newWith(WithEnergyModel(nil)), ErrBadOption, "nil energy model")
+			wantErr(t, "WithEnergyModel(rb5) on 4 CPUs", newWith(WithEnergyModel(energy.RB5())), ErrBadOption, "cpu7")
+			mixed, _ := energy.New(energy.Spec{Domains: []energy.DomainSpec{{CPUs: []int{0, 1, 2, 3}, States: []energy.StateSpec{{FrequencyKHz: 1, PowerUW: 1}}}}})
+			asym, _ := topology.BuildCapacities(topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 4, ThreadsPerCore: 1}, []uint64{512, 512, 1024, 1024})
+			if _, err := New(asym, WithEnergyModel(mixed)); !errors.Is(err, ErrBadOption) || !strings.Contains(err.Error(), "share one capacity") {
+				t.Errorf("a domain over two capacities: %v", err)
+			}
+		},
+		"System.EnergyModel": func(t *testing.T) {
+			if s.EnergyModel() != nil || s.PerfDomains() != nil || s.EnergyEnabled() {
+				t.Error("a System without an energy model has one")
+			}
+		},
+		"System.EnergyEnabled": func(t *testing.T) {
+			// A symmetric machine never enables EAS, even with a model.
+			m, _ := energy.New(energy.Spec{Domains: []energy.DomainSpec{{CPUs: []int{0, 1, 2, 3}, States: []energy.StateSpec{{FrequencyKHz: 1, PowerUW: 1}}}}})
+			sym, err := New(top, WithEnergyModel(m))
+			if err != nil || sym.EnergyEnabled() || sym.EnergyModel() == nil || !sym.Overutilized() {
+				t.Errorf("symmetric machine with a model: %v, enabled %v", err, sym.EnergyEnabled())
+			}
+		},
+		"System.PerfDomains": func(t *testing.T) {
+			if s.PerfDomains() != nil {
+				t.Error("perf domains without EAS")
+			}
+		},
+		"System.EnergyStats": func(t *testing.T) {
+			if s.EnergyStats() != (EnergyStats{}) {
+				t.Errorf("EAS counters without EAS: %+v", s.EnergyStats())
+			}
+		},
+		"System.Overutilized": func(t *testing.T) {
+			if !s.Overutilized() {
+				t.Error("without EAS the root domain reads overutilized (is_rd_overutilized)")
+			}
+		},
+		"System.CPUUtil": func(t *testing.T) {
+			if s.CPUUtil(-1) != 0 || s.CPUUtil(n) != 0 || s.CPUUtil(0) == 0 {
+				t.Errorf("CPUUtil(-1, N, 0) = %d, %d, %d (CPU 0 runs a task)", s.CPUUtil(-1), s.CPUUtil(n), s.CPUUtil(0))
+			}
+		},
+		"System.CPUOverutilized": func(t *testing.T) {
+			if s.CPUOverutilized(-1) || s.CPUOverutilized(n) || s.CPUOverutilized(0) {
+				t.Error("CPUOverutilized of a bad id or without EAS is true")
 			}
 		},
 		"Task.MaxAllowedCapacity": func(t *testing.T) {

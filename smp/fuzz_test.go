@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/energy"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/topology"
 )
@@ -21,7 +22,9 @@ import (
 // in them, and some execs become cpu.weight writes, cpu.idle toggles,
 // moves between groups and directories made at run time under any group
 // (so the hierarchy the input ends with is its own); Check then also
-// verifies tg->load_avg and the leaf lists.
+// verifies tg->load_avg and the leaf lists. A first byte with bits 7 and 6
+// set draws an asymmetric machine with an energy model (one perf domain
+// per capacity): EAS places wakeups while the root is not overutilized.
 func FuzzSystem(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
 	f.Add([]byte{1, 2, 3, 0, 0, 0, 1, 1, 1, 5, 5, 5, 6, 6, 6, 9, 9, 9, 9, 9})
@@ -39,6 +42,11 @@ func FuzzSystem(f *testing.F) {
 	for _, seed := range fuzzSystemGroupSeeds {
 		f.Add(seed)
 	}
+	// Energy-aware scheduling: the RB5 and the 2+2 machine with a model.
+	f.Add([]byte{0xc0, 0, 1, 0, 0, 0, 1, 0, 2, 9, 9, 9, 9, 3, 1, 9, 9, 9, 9, 2, 0, 9, 9, 9, 9, 9, 9, 9, 9, 9, 1, 9, 9, 9, 9})
+	f.Add([]byte{0xc1, 2, 0, 1, 1, 1, 1, 9, 9, 3, 0, 3, 1, 9, 9, 9, 9, 9, 9, 9, 9, 9, 2, 1, 9, 9, 9})
+	f.Add([]byte{0xc2, 0, 1, 0, 1, 0, 1, 9, 9, 9, 9, 9, 9, 3, 0, 9, 9, 9, 9, 9, 9, 9, 2, 1, 9, 9, 9, 9, 9})
+	f.Add([]byte{0xc3, 1, 2, 0, 0, 0, 1, 0, 2, 0, 3, 9, 9, 9, 9, 9, 9, 9, 3, 2, 9, 9, 9, 9, 9, 9, 9, 9})
 	f.Fuzz(runFuzzSystem)
 }
 
@@ -133,6 +141,9 @@ func fuzzSystem(t *testing.T, data []byte, st *fuzzStats) {
 			t.Fatal(err)
 		}
 		opts := []Option{WithFeatures(feat), WithNohz(mode), preset, WithSeed(uint64(data[2]))}
+		if caps != nil && data[0]&0x40 != 0 {
+			opts = append(opts, WithEnergyModel(fuzzEnergyModel(t, caps)))
+		}
 		grouped := data[2]&4 != 0
 		if grouped {
 			h := eevdf.NewHierarchy(eevdf.WithCgroupMode(eevdf.CgroupMode(data[2]>>3%5)), eevdf.WithOnlineCPUs(top.NumCPUs()))
@@ -373,4 +384,30 @@ func TestFuzzSystemGroupSeeds(t *testing.T) {
 			t.Errorf("seed %d: the balancer moved nothing", i)
 		}
 	}
+}
+
+// fuzzEnergyModel is an energy model for a machine of capacities caps: one
+// perf domain per capacity, two states whose cost per unit of performance
+// grows with the capacity (bigger CPUs cost more for the same work).
+func fuzzEnergyModel(t *testing.T, caps []uint64) *energy.Model {
+	byCap := map[uint64][]int{}
+	var order []uint64
+	for c, v := range caps {
+		if byCap[v] == nil {
+			order = append(order, v)
+		}
+		byCap[v] = append(byCap[v], c)
+	}
+	var spec energy.Spec
+	for _, v := range order {
+		spec.Domains = append(spec.Domains, energy.DomainSpec{CPUs: byCap[v], Capacity: v, States: []energy.StateSpec{
+			{FrequencyKHz: 1000000, PowerUW: 100 * v * (v + 1024) / 1024},
+			{FrequencyKHz: 2000000, PowerUW: 400 * v * (v + 1024) / 1024},
+		}})
+	}
+	m, err := energy.New(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -22,7 +22,9 @@ const (
 	RuleSingleCPU
 	// RuleCurrentCPU: WF_CURRENT_CPU, the waking CPU.
 	RuleCurrentCPU
-	// RuleTarget: the target of select_idle_sibling was idle (rule 1).
+	// RuleTarget: the target of select_idle_sibling was idle (rule 1);
+	// with EAS, also find_energy_efficient_cpu's target, returned at once
+	// (System.EnergyStats counts those apart).
 	RuleTarget
 	// RulePrev: the previous CPU, idle and sharing the target's LLC (rule 2).
 	RulePrev
@@ -129,6 +131,9 @@ func (s *System) selectTaskRqFair(p *Task, prev int, wf eevdf.WakeFlags, w wakin
 		s.recordWakee(p, w)
 		if wf&eevdf.WFCurrentCPU != 0 && p.allowedOn(cpu) {
 			return cpu, RuleCurrentCPU
+		}
+		if c, ok := s.easWakeup(p, prev, cpu); ok { // KERNEL-SPEC-ASYM §4.1 (feec.go)
+			return c, RuleTarget
 		}
 		wide := s.wakeWide(p, w)
 		if wide {

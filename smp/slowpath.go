@@ -47,12 +47,19 @@ type sgStats struct {
 	groupImbalance bool // sgc->imbalance, read through sg_imbalanced
 
 	groupMisfitTaskLoad uint64 // group_misfit_task_load (misfit.go)
+	groupOverutilized   bool   // group_overutilized: a CPU of the group is (overutil.go)
+	eas                 bool   // sched_energy_enabled(): overloaded needs group_overutilized
 	groupMaxCapacity    uint64 // sgc->max_capacity, for the slow path's misfit groups
 }
 
 // groupIsOverloaded is group_is_overloaded: more tasks than CPUs, and the
-// group's utilization or runnable load beyond its capacity by the margin.
+// group's utilization or runnable load beyond its capacity by the margin;
+// with EAS on, only a group with an overutilized CPU can be (the slow
+// path never computes that, so none is there).
 func groupIsOverloaded(pct uint64, s *sgStats) bool {
+	if s.eas && !s.groupOverutilized {
+		return false // KERNEL-SPEC-ASYM §7.2: with EAS, only an overutilized group
+	}
 	if s.sumNrRunning <= s.groupWeight {
 		return false
 	}
@@ -110,7 +117,7 @@ func (s *System) idleCPUWithout(cpu int, p *Task) bool {
 // updateSgWakeupStats is update_sg_wakeup_stats: group's CPUs that p may
 // use, each with p's own contribution taken out.
 func (s *System) updateSgWakeupStats(sd *topology.Domain, g *topology.Group, p *Task) sgStats {
-	var st sgStats
+	st := sgStats{eas: s.easOn} // group_overutilized is never computed here
 	if sd.Has(topology.SDAsymCPUCapacity) {
 		st.groupMisfitTaskLoad = s.wakeupMisfitLoad(g, p)
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/energy"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/topology"
 )
@@ -77,6 +78,8 @@ type config struct {
 	jiffies0  uint64 // WithJiffies0
 	baseSlice uint64 // WithBaseSlice: normalized, ns
 	events    bool   // WithEvents
+
+	energy *energy.Model // WithEnergyModel (energy.go)
 }
 
 // NewidleCost is the cost model of newly idle balancing (KERNEL-SPEC-SMP
@@ -247,6 +250,9 @@ type System struct {
 	caps []uint64 // per CPU: capacity_of (fits.go)
 	asym bool     // sched_asym_cpucap_active()
 
+	easOn bool     // sched_energy_enabled() (energy.go)
+	eas   easState // the energy model, rd->pd, rd->overutilized
+
 	resched     *topology.Mask // CPUs asked to reschedule by the System's operations
 	reschedAny  bool           // resched has members (it is set since its last Reset)
 	reschedList []int          // Resched's result, reused
@@ -369,6 +375,9 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		eevdf.WithTickNsec(c.tickNsec),
 	}
 	s.initCapacities(t)
+	if err := s.initEnergy(c.energy); err != nil {
+		return nil, err
+	}
 	for i := range s.cpus {
 		opts := base[:len(base):len(base)]
 		if o := s.rqCapacityOption(i); o != nil {
@@ -662,6 +671,9 @@ func (s *System) Check() error {
 		return err
 	}
 	if err := s.checkCapacities(); err != nil {
+		return err
+	}
+	if err := s.checkEnergy(); err != nil {
 		return err
 	}
 	return s.checkConservation()
