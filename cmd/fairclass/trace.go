@@ -42,6 +42,9 @@ lost_events) and the fields of that kind:
   sched_stat_wait, sched_stat_sleep, sched_stat_iowait, sched_stat_blocked
                             ctx, task, delay (ns)
   lost_events               lost (how many; 0 when the trace did not say)
+  sched_tick                ctx: the expiry of the scheduler tick's timer
+                            (hrtimer_expire_entry, function tick_nohz_handler
+                            or tick_sched_timer; other timers are skipped)
 Unknown values are -1 (ctx, pid, prio, CPUs) or left out. A summary goes
 to standard error.
 
@@ -154,7 +157,7 @@ var traceFormats = map[string]trace.Format{
 // kindCounts lists the non-zero counts per kind: "sched_switch 3, ...".
 func kindCounts(st *trace.Stats) string {
 	var parts []string
-	for k := trace.KindSwitch; k <= trace.KindLost; k++ {
+	for k := trace.KindSwitch; k <= trace.KindTick; k++ {
 		if n := st.Count(k); n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, n))
 		}
