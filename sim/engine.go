@@ -159,6 +159,7 @@ type Sim struct {
 	flows  []traceFlow
 	series shareSeries
 	slog   *scenarioLog
+	ftrace *ftraceLog // WriteFtrace (ftrace.go)
 }
 
 // wlInfo is a workload's identity in one simulation.
@@ -505,6 +506,7 @@ func (s *Sim) Run() (*Report, error) {
 	for s.step() {
 	}
 	s.flushScenarioLog()
+	s.flushFtrace()
 	if s.err != nil {
 		return nil, s.err
 	}
