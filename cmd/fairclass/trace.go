@@ -60,12 +60,15 @@ Flags:
 `
 
 func traceCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "replay" {
+		return traceReplayCmd(args[1:], stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "import" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(stdout, traceHelp)
+			fmt.Fprint(stdout, traceHelp+"\n"+traceReplayHelp)
 			return 0
 		}
-		fmt.Fprintln(stderr, `fairclass trace: want the subcommand import; see "fairclass help trace"`)
+		fmt.Fprintln(stderr, `fairclass trace: want the subcommand import or replay; see "fairclass help trace"`)
 		return 2
 	}
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
