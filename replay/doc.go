@@ -51,9 +51,27 @@
 // (runnable to switch-in). Coverage: events used and left out, picks
 // scored, repairs, burn-in.
 //
+// # Mode B: free
+//
+// Free turns each fair task into a simulator program (package sim) that
+// needs what the trace shows it needed — its CPU time between blocks, and
+// for each wakeup either a message from its traced waker, sent at the
+// same point of the waker's own run, or the recorded time when a timer,
+// an interrupt or the idle task woke it — and runs the programs on as
+// many CPUs as the trace has, with the model's own placement, balancing
+// and preemption (see free.go). It reports each task's run time, switches,
+// preemptions, wakeups, migrations, wakeup latency and run delay, trace
+// against model, and with Options.Features the same under other toggles.
+//
 // # What is not
 //
-// Mode B (tasks as simulator programs placed by the model) is not here
-// yet. Nothing models task groups, autogroups or custom slices the trace
-// does not show; every fair task runs with the nice its priority gives.
+// Nothing models task groups, autogroups or custom slices the trace does
+// not show; every fair task runs with the nice its priority gives. In mode
+// B a message the model sends before its receiver waits is kept (perf
+// sched replay's semaphore), so the receiver's later wait does not block
+// and its latency sample counts from the send; what a task would have
+// done after a decision the kernel did not make is unknown (TRACE-REPLAY
+// Part II §2), and the program assumes it needed the same CPU time.
+// Mode B has no placement agreement yet (the model's CPU against the
+// trace's target_cpu, wakeup by wakeup).
 package replay

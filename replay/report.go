@@ -263,10 +263,12 @@ func distOf(xs []int64) Dist {
 }
 
 // WriteJSON writes the report as one indented JSON object.
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) error { return writeJSON(w, r) }
+
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
 }
 
 // WriteText writes the report for a reader: the agreement overall, by

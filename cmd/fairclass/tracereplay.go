@@ -32,9 +32,17 @@ and eligibility; each task's wakeup latency and run delay as the trace
 recorded them; and the coverage (events used and dropped, switches left
 out as inconsistent, of other classes or in the burn-in).
 
+Mode b (free) turns each fair task into a simulator program (run as long
+as the trace ran it between blocks; wait for the traced waker's message,
+sent at the same point of the waker's run, or for the recorded time when
+a timer, an interrupt or idle woke it) and runs them on as many CPUs with
+the model's own placement, balancing and preemption; it reports run
+time, switches, preemptions, wakeups, migrations, wakeup latency and run
+delay, trace against model, overall and per task. It follows v7.3 only.
+
 Flags:
-  --mode a|b          a: pinned (default); b: the model's own placement
-                      (not available yet)
+  --mode a|b          a: pinned (default); b: free, the model's own
+                      placement (see below)
   --kernel v7.3|v7.1|v7.0|v6.18|v6.12|v6.6
                       the fair.c to follow, with its feature defaults and
                       base slice (default v7.3)
@@ -78,8 +86,7 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	}
 	switch *mode {
 	case "a", "pinned":
-	case "b", "model":
-		return usage("--mode b (the model's own placement) is not available yet; --mode a replays pinned")
+	case "b", "model", "free":
 	default:
 		return usage("--mode %q: want a (pinned) or b (model)", *mode)
 	}
@@ -152,9 +159,25 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		}
 		evs = append(evs, ev)
 	}
-	rep, err := replay.Pinned(evs, opt)
-	if err != nil {
+	type report interface {
+		WriteJSON(io.Writer) error
+		WriteText(io.Writer, int) error
+	}
+	var rep report
+	if *mode == "a" || *mode == "pinned" {
+		rep, err = replay.Pinned(evs, opt)
+	} else {
+		if given(fs, "burn-in") || given(fs, "examples") {
+			return usage("--burn-in and --examples are for mode a")
+		}
+		rep, err = replay.Free(evs, opt)
+	}
+	if errors.Is(err, replay.ErrOptions) {
 		return usage("%v", err)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "fairclass trace replay: %v\n", err)
+		return 1
 	}
 	w := bufio.NewWriter(stdout)
 	if *asJSON {
