@@ -112,6 +112,7 @@ type engine struct {
 	ownTicks bool  // the trace has tick events
 	nextTick int64 // the next made tick instant (ownTicks false)
 	start    int64
+	pending  int // CPUs with a reschedule pending (cpuState.resched)
 	rep      *Report
 	scratch  []*eevdf.SchedEntity
 }
@@ -293,8 +294,8 @@ func (e *engine) taskOf(t trace.Task) *task {
 // rq returns CPU c's runqueue with its clock at t.
 func (e *engine) rq(c int32, t int64) *eevdf.CfsRq {
 	rq := e.cpus[c].rq
-	if uint64(t) > rq.Clock() || t >= 0 && rq.Clock() == 0 {
-		_ = rq.SetClock(uint64(max(t, 0)))
+	if t > 0 && uint64(t) > rq.Clock() {
+		_ = rq.SetClock(uint64(t))
 	}
 	return rq
 }
@@ -352,7 +353,7 @@ func (e *engine) other() { e.rep.Coverage.NotUsed++ }
 // reschedules of earlier instants that no switch took, and the made
 // ticks.
 func (e *engine) advance(t int64) {
-	for c := range e.cpus {
+	for c := 0; e.pending > 0 && c < len(e.cpus); c++ {
 		if cs := &e.cpus[c]; cs.resched && cs.reschedAt < t {
 			e.resolve(int32(c))
 		}
@@ -407,7 +408,16 @@ func (e *engine) noteResched(c int32, t int64, why Cause) {
 	cs := &e.cpus[c]
 	if cs.rq.NeedResched() && !cs.resched {
 		cs.resched, cs.reschedAt, cs.reschedCause = true, t, why
+		e.pending++
 		cs.asked = true
+	}
+}
+
+// clearPending drops cs's pending reschedule, if any.
+func (e *engine) clearPending(cs *cpuState) {
+	if cs.resched {
+		cs.resched = false
+		e.pending--
 	}
 }
 
@@ -417,7 +427,7 @@ func (e *engine) noteResched(c int32, t int64, why Cause) {
 // running task is forced back.
 func (e *engine) resolve(c int32) {
 	cs := &e.cpus[c]
-	cs.resched = false
+	e.clearPending(cs)
 	rq := cs.rq
 	if !rq.NeedResched() {
 		return

@@ -83,11 +83,19 @@ func (e *engine) switchTo(ev *trace.Event) {
 			picked = false
 		}
 	}
-	var snap []Runnable
 	if !picked {
 		pick = rq.PickTask()
 	}
-	if ev.Task.Pid >= 0 && (next == nil || next.fair) {
+	modelPid := int32(0)
+	if pick != nil {
+		if k := e.byEntity[pick]; k != nil {
+			modelPid = k.pid
+		}
+	}
+	kernelPid := max(ev.Next.Pid, 0)
+	agree := modelPid == kernelPid
+	var snap []Runnable
+	if !agree && consistent && (next == nil || next.fair) {
 		// Kept for a disagreement's detail, before the forcing.
 		snap = e.snapshot(rq)
 	}
@@ -113,15 +121,8 @@ func (e *engine) switchTo(ev *trace.Event) {
 	if cs.missed != 0 && ev.PrevState.Runnable() && ev.Next.Pid == cs.missed {
 		e.rep.Resched.Late++ // the kernel made the preemption, later
 	}
-	cs.resched, cs.kick, cs.asked, cs.missed = false, CauseNone, false, 0
-	modelPid := int32(0)
-	if pick != nil {
-		if k := e.byEntity[pick]; k != nil {
-			modelPid = k.pid
-		}
-	}
-	kernelPid := max(ev.Next.Pid, 0)
-	agree := modelPid == kernelPid
+	e.clearPending(cs)
+	cs.kick, cs.asked, cs.missed = CauseNone, false, 0
 	if consistent && t >= e.start+e.opt.BurnIn && (cause == CauseWakeup || cause == CauseSliceEnd) {
 		// The kernel preempted a fair task: did the model ask to?
 		e.rep.verdict[cause].add(asked)
