@@ -71,6 +71,7 @@ const (
 	tsQueued                    // on its CPU's runqueue, not running (delayed ones included)
 	tsRunning                   // its CPU's running task
 	tsExited
+	tsDetached // detached by a balancing pass, attached at its destination's switch (cpuState.held)
 )
 
 // cpuState is one CPU of the replay.
@@ -486,6 +487,7 @@ func (e *engine) wakeup(ev *trace.Event, c int32) {
 		return
 	}
 	e.used()
+	e.unhold(k, ev.Time)
 	k.sync()
 	if k.state != tsRunning {
 		if k.wokeAt < 0 {
@@ -557,6 +559,7 @@ func (e *engine) migrate(ev *trace.Event) {
 		return
 	}
 	e.used()
+	e.unhold(k, ev.Time)
 	k.sync()
 	if !k.fair {
 		k.cpu = d
@@ -614,6 +617,7 @@ func (e *engine) migrateBatch(n int) {
 	var queued []*task
 	for i := range evs {
 		k := e.taskOf(evs[i].Task)
+		e.unhold(k, ev.Time)
 		k.sync()
 		if k != nil && k.fair && k.state == tsQueued && k.cpu == o {
 			e.used()
@@ -642,6 +646,7 @@ func (e *engine) migrateBatch(n int) {
 	}
 	for j := len(moved) - 1; j >= 0; j-- {
 		if held {
+			moved[j].state = tsDetached
 			e.cpus[d].held = append(e.cpus[d].held, moved[j])
 		} else {
 			e.attach(moved[j], d, ev.Time)
@@ -676,10 +681,24 @@ func (e *engine) moveQueued(k *task, d int32, t int64, held bool) {
 	}
 	k.cpu = d
 	if held {
+		k.state = tsDetached
 		e.cpus[d].held = append(e.cpus[d].held, k)
 		return
 	}
 	e.attach(k, d, t)
+}
+
+// unhold attaches a task held for its destination's switch now, because
+// an event about it comes first.
+func (e *engine) unhold(k *task, t int64) {
+	if k == nil || k.state != tsDetached {
+		return
+	}
+	cs := &e.cpus[k.cpu]
+	if i := slices.Index(cs.held, k); i >= 0 {
+		cs.held = slices.Delete(cs.held, i, i+1)
+	}
+	e.attach(k, k.cpu, t)
 }
 
 // attach is attach_task on d: an enqueue with ENQUEUE_MIGRATED, then the
@@ -688,6 +707,7 @@ func (e *engine) attach(k *task, d int32, t int64) {
 	rq := e.rq(d, t)
 	if err := rq.Enqueue(k.se, eevdf.EnqueueMigrated); err != nil {
 		e.repair()
+		k.state, k.moved = tsSleeping, true
 		return
 	}
 	k.state = tsQueued
@@ -697,38 +717,49 @@ func (e *engine) attach(k *task, d int32, t int64) {
 }
 
 // place makes the model agree with the trace that k is queued on c
-// (runnable there and not running); it reports whether it had to move it.
-func (e *engine) place(k *task, c int32, t int64) bool {
+// (runnable there, not delayed, not running). Each step changes the
+// task's recorded state only when the model accepted it; what fails is a
+// repair that the next switch's SetNext finds.
+func (e *engine) place(k *task, c int32, t int64) {
+	e.unhold(k, t)
 	k.sync()
-	switch {
-	case k.state == tsQueued && k.cpu == c && !k.se.Delayed():
-		return false
-	case k.state == tsQueued && k.cpu == c: // delayed: the kernel had it awake
-		_ = e.rq(c, t).Wakeup(k.se, 0)
-	case k.state == tsQueued:
-		if k.se.Delayed() {
-			_, _ = e.rq(k.cpu, t).Dequeue(k.se, eevdf.DequeueSleep|eevdf.DequeueDelayed)
+	switch k.state {
+	case tsQueued:
+		switch {
+		case k.cpu == c && !k.se.Delayed():
+		case k.cpu == c: // delayed: the kernel had it awake
+			if e.rq(c, t).Wakeup(k.se, 0) != nil {
+				e.repair()
+			}
+		case k.se.Delayed():
+			if _, err := e.rq(k.cpu, t).Dequeue(k.se, eevdf.DequeueSleep|eevdf.DequeueDelayed); err != nil {
+				e.repair()
+				return
+			}
+			k.state = tsSleeping
 			e.wakeAway(k, c, t)
-		} else {
+		default:
 			e.moveQueued(k, c, t, false)
 		}
-	case k.state == tsRunning:
+	case tsRunning:
 		rq := e.rq(k.cpu, t)
 		if rq.Curr() == k.se {
 			rq.PutPrev()
 		}
-		e.cpus[k.cpu].curr = nil
-		e.cpus[k.cpu].known = false
+		e.cpus[k.cpu].curr, e.cpus[k.cpu].known = nil, false
+		k.state = tsQueued
 		if k.cpu != c {
 			e.moveQueued(k, c, t, false)
 		}
-	case k.state == tsSleeping:
+	case tsSleeping:
 		e.wakeAway(k, c, t)
 	default: // never seen or exited: it existed before the trace
-		_ = e.rq(c, t).Enqueue(k.se, eevdf.EnqueueWakeup)
+		if e.rq(c, t).Enqueue(k.se, eevdf.EnqueueWakeup) == nil {
+			k.cpu, k.state = c, tsQueued
+		} else {
+			e.repair()
+		}
 	}
-	k.cpu, k.state = c, tsQueued
-	return true
 }
 
 // wakeAway wakes the sleeping k on c, migrating it if it slept elsewhere.
@@ -738,6 +769,9 @@ func (e *engine) wakeAway(k *task, c int32, t int64) {
 		_ = e.rq(k.cpu, t).MigrateOut(k.se)
 		wf = eevdf.WFMigrated
 	}
-	_ = e.rq(c, t).Wakeup(k.se, wf)
+	if e.rq(c, t).Wakeup(k.se, wf) != nil {
+		e.repair()
+		return
+	}
 	k.cpu, k.state, k.moved = c, tsQueued, false
 }

@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"slices"
+
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/trace"
 )
@@ -20,6 +22,15 @@ func (e *engine) switchTo(ev *trace.Event) {
 	cs := &e.cpus[c]
 	rq := e.rq(c, t)
 	prev, next := e.taskOf(ev.Task), e.taskOf(ev.Next)
+	if prev != nil && prev == next {
+		e.rep.Coverage.Used--
+		e.drop() // a switch from a task to itself is no switch
+		return
+	}
+	e.unhold(prev, t)
+	if next != nil && !slices.Contains(cs.held, next) {
+		e.unhold(next, t)
+	}
 	prev.sync()
 	next.sync()
 	consistent := cs.known && (prev == nil && cs.curr == nil || prev != nil && cs.curr == prev)
@@ -66,7 +77,9 @@ func (e *engine) switchTo(ev *trace.Event) {
 	if len(cs.held) > 0 {
 		_ = rq.PickTask()
 		for _, k := range cs.held {
-			e.attach(k, c, t)
+			if k.state == tsDetached {
+				e.attach(k, c, t)
+			}
 		}
 		cs.held = cs.held[:0]
 		// The first pick found nothing in the kernel (else it would not
