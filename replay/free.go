@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/sim"
 	"github.com/schedmodel/fairclass/trace"
 )
@@ -61,19 +62,24 @@ type FreeTask struct {
 	Prio  int32    `json:"prio"`
 	Trace FreeSide `json:"trace"`
 	Model FreeSide `json:"model"`
+	// Toggled is the model under Options.Compare, if set.
+	Toggled *FreeSide `json:"toggled,omitempty"`
 }
 
 // FreeReport is what a mode B replay found.
 type FreeReport struct {
-	Mode     string     `json:"mode"` // "free"
-	Features string     `json:"features"`
-	CPUs     int        `json:"cpus"`
-	HZ       int        `json:"hz"`
-	Start    int64      `json:"start"`
-	End      int64      `json:"end"`
-	Trace    FreeSide   `json:"trace"` // summed over the tasks (latencies: all samples)
-	Model    FreeSide   `json:"model"`
-	Tasks    []FreeTask `json:"tasks"`
+	Mode     string   `json:"mode"` // "free"
+	Features string   `json:"features"`
+	CPUs     int      `json:"cpus"`
+	HZ       int      `json:"hz"`
+	Start    int64    `json:"start"`
+	End      int64    `json:"end"`
+	Trace    FreeSide `json:"trace"` // summed over the tasks (latencies: all samples)
+	Model    FreeSide `json:"model"`
+	// With Options.Compare: the second model run and its features.
+	Toggled *FreeSide  `json:"toggled,omitempty"`
+	Compare string     `json:"compare,omitempty"`
+	Tasks   []FreeTask `json:"tasks"`
 	// The programs: message and timer waits, and the tasks left out.
 	MessageWaits int `json:"message_waits"`
 	TimerWaits   int `json:"timer_waits"`
@@ -251,21 +257,37 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 	if len(specs) == 0 {
 		return rep, nil
 	}
-	cfg := sim.Config{
-		Seed: 1, CPUs: rep.CPUs, Duration: time.Duration(e.rep.End - t0 + 1),
-		Features: opt.Features, HZ: rep.HZ,
-		Workloads: []sim.Workload{sim.Custom("trace", specs...)},
+	run := func(feat *features.Set) (map[string]*sim.TaskReport, error) {
+		cfg := sim.Config{
+			Seed: 1, CPUs: rep.CPUs, Duration: time.Duration(e.rep.End - t0 + 1),
+			Features: feat, HZ: rep.HZ,
+			Workloads: []sim.Workload{sim.Custom("trace", specs...)},
+		}
+		if opt.BaseSlice != 0 {
+			cfg.BaseSlice = time.Duration(opt.BaseSlice)
+		}
+		sr, err := sim.Simulate(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("replay: mode B: %w", err)
+		}
+		byName := map[string]*sim.TaskReport{}
+		for i := range sr.Tasks {
+			byName[sr.Tasks[i].Name] = &sr.Tasks[i]
+		}
+		return byName, nil
 	}
-	if opt.BaseSlice != 0 {
-		cfg.BaseSlice = time.Duration(opt.BaseSlice)
-	}
-	sr, err := sim.Simulate(cfg)
+	base, err := run(opt.Features)
 	if err != nil {
-		return nil, fmt.Errorf("replay: mode B: %w", err)
+		return nil, err
 	}
-	byName := map[string]*sim.TaskReport{}
-	for i := range sr.Tasks {
-		byName[sr.Tasks[i].Name] = &sr.Tasks[i]
+	var cmp map[string]*sim.TaskReport
+	var allCmp []int64
+	if opt.Compare != nil {
+		if cmp, err = run(opt.Compare); err != nil {
+			return nil, err
+		}
+		rep.Compare = opt.Compare.Diff(features.Default())
+		rep.Toggled = &FreeSide{}
 	}
 	var allTrace, allModel []int64
 	for i, p := range kept {
@@ -280,23 +302,41 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 			ft.Trace.DelayAvg /= int64(len(p.delays))
 		}
 		allTrace = append(allTrace, p.wake...)
-		if m := byName[specs[i].Name]; m != nil {
-			ft.Model = FreeSide{RuntimeNs: int64(m.RuntimeNs), Switches: int64(m.Switches), Preemptions: int64(m.Preemptions),
-				Wakeups: int64(m.Wakeups), Migrations: int64(m.Migrations), DelayCount: int64(m.DelayCount),
-				DelayAvg: int64(m.AvgDelayNs), DelayMax: int64(m.MaxDelayNs)}
-			var s []int64
-			for _, x := range m.Samples {
-				s = append(s, int64(x))
-			}
-			allModel = append(allModel, s...)
-			ft.Model.Wakeup = distOf(s)
-		}
+		var samples []int64
+		ft.Model, samples = sideOf(base[specs[i].Name])
+		allModel = append(allModel, samples...)
 		rep.Trace.add(&ft.Trace)
 		rep.Model.add(&ft.Model)
+		if cmp != nil {
+			side, samples := sideOf(cmp[specs[i].Name])
+			ft.Toggled = &side
+			allCmp = append(allCmp, samples...)
+			rep.Toggled.add(&side)
+		}
 		rep.Tasks = append(rep.Tasks, ft)
+	}
+	if rep.Toggled != nil {
+		rep.Toggled.Wakeup = distOf(allCmp)
 	}
 	rep.Trace.Wakeup, rep.Model.Wakeup = distOf(allTrace), distOf(allModel)
 	return rep, nil
+}
+
+// sideOf is the model's side of a task from the simulator's report, and
+// its latency samples.
+func sideOf(m *sim.TaskReport) (FreeSide, []int64) {
+	if m == nil {
+		return FreeSide{}, nil
+	}
+	f := FreeSide{RuntimeNs: int64(m.RuntimeNs), Switches: int64(m.Switches), Preemptions: int64(m.Preemptions),
+		Wakeups: int64(m.Wakeups), Migrations: int64(m.Migrations), DelayCount: int64(m.DelayCount),
+		DelayAvg: int64(m.AvgDelayNs), DelayMax: int64(m.MaxDelayNs)}
+	s := make([]int64, len(m.Samples))
+	for i, x := range m.Samples {
+		s[i] = int64(x)
+	}
+	f.Wakeup = distOf(slices.Clone(s))
+	return f, s
 }
 
 // add sums the counters of s into f (latencies are summarised apart).
@@ -335,6 +375,10 @@ func (r *FreeReport) WriteText(w io.Writer, tasks int) error {
 	}
 	side("trace", r.Trace)
 	side("model", r.Model)
+	if r.Toggled != nil {
+		side("toggled", *r.Toggled)
+		fmt.Fprintf(&b, "(toggled: the model with %s)\n", r.Compare)
+	}
 	ts := slices.Clone(r.Tasks)
 	slices.SortStableFunc(ts, func(a, b FreeTask) int { return int(b.Trace.RuntimeNs - a.Trace.RuntimeNs) })
 	if tasks > 0 && len(ts) > tasks {
@@ -345,6 +389,9 @@ func (r *FreeReport) WriteText(w io.Writer, tasks int) error {
 		fmt.Fprintf(&b, "%s\n", fmt.Sprintf("%s-%d", t.Comm, t.Pid))
 		side("  trace", t.Trace)
 		side("  model", t.Model)
+		if t.Toggled != nil {
+			side("  toggled", *t.Toggled)
+		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

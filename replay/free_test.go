@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
 )
 
 // Mode B on the simulator's own run: every task becomes a program (the
@@ -32,6 +33,20 @@ func TestFreeRoundTrip(t *testing.T) {
 		t.Errorf("text (err %v):\n%s", err, b.String())
 	}
 	t.Log("\n" + b.String())
+	// The same programs under NO_RUN_TO_PARITY, beside the defaults.
+	f, err := features.Parse("NO_RUN_TO_PARITY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Free(evs, Options{Compare: &f})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Toggled == nil || c.Compare != "NO_RUN_TO_PARITY" || c.Model != r.Model || c.Tasks[0].Toggled == nil {
+		t.Errorf("compare: toggled %v, %q, model %+v against %+v", c.Toggled, c.Compare, c.Model, r.Model)
+	} else if c.Toggled.Switches == c.Model.Switches {
+		t.Errorf("NO_RUN_TO_PARITY left the switches at %d", c.Model.Switches)
+	}
 	if _, err := Free(evs, Options{Kernel: eevdf.KernelV66}); err == nil {
 		t.Error("mode B with v6.6: no error")
 	}

@@ -44,6 +44,9 @@ type Options struct {
 	// Examples is how many disagreements the report keeps in full
 	// (default 10; negative: none).
 	Examples int
+	// Compare, in mode B (Free), runs the model a second time under this
+	// feature set and reports it beside the first, as "toggled".
+	Compare *features.Set
 }
 
 // task is one pid of the trace.

@@ -48,6 +48,9 @@ Flags:
                       base slice (default v7.3)
   --features TOKENS   debugfs tokens on top of the kernel's defaults, e.g.
                       "NO_RUN_TO_PARITY NO_DELAY_DEQUEUE"
+  --compare TOKENS    mode b: run the model a second time with these
+                      tokens on the kernel's defaults and show it beside
+                      the first ("toggled")
   --burn-in DUR       replay but do not score the first DUR of the trace
                       (e.g. 200ms; default 0)
   --hz N              TICK_NSEC's rate (default: from the trace's ticks,
@@ -68,6 +71,7 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	mode := fs.String("mode", "a", "")
 	kernel := fs.String("kernel", "v7.3", "")
 	feat := fs.String("features", "", "")
+	compare := fs.String("compare", "", "")
 	burnIn := fs.String("burn-in", "0", "")
 	hz := fs.Int("hz", 0, "")
 	cpus := fs.Int("cpus", 0, "")
@@ -164,11 +168,21 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		WriteText(io.Writer, int) error
 	}
 	var rep report
+	if (*mode == "a" || *mode == "pinned") && *compare != "" {
+		return usage("--compare is for mode b")
+	}
 	if *mode == "a" || *mode == "pinned" {
 		rep, err = replay.Pinned(evs, opt)
 	} else {
 		if given(fs, "burn-in") || given(fs, "examples") {
 			return usage("--burn-in and --examples are for mode a")
+		}
+		if *compare != "" {
+			c, err := features.Default().Apply(*compare)
+			if err != nil {
+				return usage("--compare: %v", err)
+			}
+			opt.Compare = &c
 		}
 		rep, err = replay.Free(evs, opt)
 	}

@@ -37,8 +37,8 @@ func TestTraceReplay(t *testing.T) {
 	if rep.Mode != "pinned" || rep.Coverage.Scored != rep.Overall.Scored || rep.Coverage.Picks == 0 {
 		t.Errorf("--json: %+v", rep)
 	}
-	code, out, errs = runTraceCmd(t, "replay", "--mode", "b", name)
-	if code != 0 || !strings.Contains(out, "mode B (free)") {
+	code, out, errs = runTraceCmd(t, "replay", "--mode", "b", "--compare", "NO_RUN_TO_PARITY", name)
+	if code != 0 || !strings.Contains(out, "mode B (free)") || !strings.Contains(out, "(toggled: the model with NO_RUN_TO_PARITY)") {
 		t.Errorf("--mode b: exit %d, %s%s", code, out, errs)
 	}
 }
@@ -57,6 +57,8 @@ func TestTraceReplayErrors(t *testing.T) {
 		{[]string{"replay", "--hz", "-1", name}, 2, "--hz -1"},
 		{[]string{"replay", "--mode", "b", "--burn-in", "1s", name}, 2, "--burn-in and --examples are for mode a"},
 		{[]string{"replay", "--mode", "b", "--kernel", "v6.6", name}, 2, "mode B runs the simulator"},
+		{[]string{"replay", "--compare", "NO_RUN_TO_PARITY", name}, 2, "--compare is for mode b"},
+		{[]string{"replay", "--mode", "b", "--compare", "NO_SUCH", name}, 2, "--compare: "},
 		{[]string{"replay", filepath.Join(t.TempDir(), "missing.txt")}, 1, "no such file"},
 	}
 	for _, tc := range tests {
