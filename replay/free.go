@@ -53,6 +53,11 @@ type FreeSide struct {
 	DelayCount  int64 `json:"delay_count"`    // runnable to switch-in
 	DelayAvg    int64 `json:"delay_avg_ns"`
 	DelayMax    int64 `json:"delay_max_ns"`
+	// Placed counts the wakeups of a task that had run before, Stayed
+	// those of them placed on the CPU it last ran on (trace: the
+	// sched_wakeup's target_cpu; model: its own placement).
+	Placed int64 `json:"placed"`
+	Stayed int64 `json:"stayed"`
 }
 
 // FreeTask is one fair task: the trace's side and the model's.
@@ -107,6 +112,9 @@ type prog struct {
 	wakeups  int64
 	migr     int64
 	runtime  int64
+	lastCPU  int32 // where it last ran, −1 unknown
+	placed   int64 // wakeups with lastCPU known,
+	stayed   int64 // of them placed on lastCPU
 }
 
 // Free replays evs in mode B and reports each fair task's latencies, run
@@ -138,7 +146,7 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 		}
 		p := progs[k.pid]
 		if p == nil {
-			p = &prog{k: k, wokeAt: -1, readyAt: -1}
+			p = &prog{k: k, wokeAt: -1, readyAt: -1, lastCPU: -1}
 			progs[k.pid] = p
 			order = append(order, p)
 		}
@@ -181,7 +189,7 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 			}
 			if next := get(ev.Next); next != nil && !next.exited {
 				next.started = true
-				next.running, next.since = true, t
+				next.running, next.since, next.lastCPU = true, t, ev.CPU
 				next.switches++
 				if next.wokeAt >= 0 {
 					next.wake = append(next.wake, t-next.wokeAt)
@@ -221,6 +229,12 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 			p.waiting = false
 			p.wakeups++
 			p.wokeAt, p.readyAt = t, t
+			if p.lastCPU >= 0 && ev.TargetCPU >= 0 && ev.Kind != trace.KindWaking {
+				p.placed++
+				if ev.TargetCPU == p.lastCPU {
+					p.stayed++
+				}
+			}
 			waker := progs[ev.Ctx]
 			if waker != nil && waker != p && waker.k.fair && waker.running {
 				if p.ch == nil {
@@ -257,7 +271,7 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 	if len(specs) == 0 {
 		return rep, nil
 	}
-	run := func(feat *features.Set) (map[string]*sim.TaskReport, error) {
+	run := func(feat *features.Set) (map[string]*sim.TaskReport, map[string][2]int64, error) {
 		cfg := sim.Config{
 			Seed: 1, CPUs: rep.CPUs, Duration: time.Duration(e.rep.End - t0 + 1),
 			Features: feat, HZ: rep.HZ,
@@ -266,24 +280,42 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 		if opt.BaseSlice != 0 {
 			cfg.BaseSlice = time.Duration(opt.BaseSlice)
 		}
-		sr, err := sim.Simulate(cfg)
+		sm, err := sim.New(cfg)
 		if err != nil {
-			return nil, fmt.Errorf("replay: mode B: %w", err)
+			return nil, nil, fmt.Errorf("replay: mode B: %w", err)
+		}
+		// The model's placements, read from its own run as ftrace text.
+		pr, pw := io.Pipe()
+		if err := sm.WriteFtrace(pw); err != nil {
+			return nil, nil, fmt.Errorf("replay: mode B: %w", err)
+		}
+		places := make(chan []int64, 1)
+		go func() { places <- modelPlacements(pr, len(specs)) }()
+		sr, err := sm.Run()
+		pw.CloseWithError(err)
+		counts := <-places
+		if err != nil {
+			return nil, nil, fmt.Errorf("replay: mode B: %w", err)
 		}
 		byName := map[string]*sim.TaskReport{}
+		placed := map[string][2]int64{}
 		for i := range sr.Tasks {
 			byName[sr.Tasks[i].Name] = &sr.Tasks[i]
 		}
-		return byName, nil
+		for i := range specs {
+			placed[specs[i].Name] = [2]int64{counts[2*i], counts[2*i+1]}
+		}
+		return byName, placed, nil
 	}
-	base, err := run(opt.Features)
+	base, basePlaced, err := run(opt.Features)
 	if err != nil {
 		return nil, err
 	}
 	var cmp map[string]*sim.TaskReport
+	var cmpPlaced map[string][2]int64
 	var allCmp []int64
 	if opt.Compare != nil {
-		if cmp, err = run(opt.Compare); err != nil {
+		if cmp, cmpPlaced, err = run(opt.Compare); err != nil {
 			return nil, err
 		}
 		rep.Compare = opt.Compare.Diff(features.Default())
@@ -293,7 +325,8 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 	for i, p := range kept {
 		ft := FreeTask{Pid: p.k.pid, Comm: p.k.comm, Prio: p.k.prio}
 		ft.Trace = FreeSide{RuntimeNs: p.runtime, Switches: p.switches, Preemptions: p.preempts, Wakeups: p.wakeups,
-			Migrations: p.migr, Wakeup: distOf(slices.Clone(p.wake)), DelayCount: int64(len(p.delays))}
+			Migrations: p.migr, Wakeup: distOf(slices.Clone(p.wake)), DelayCount: int64(len(p.delays)),
+			Placed: p.placed, Stayed: p.stayed}
 		for _, d := range p.delays {
 			ft.Trace.DelayAvg += d
 			ft.Trace.DelayMax = max(ft.Trace.DelayMax, d)
@@ -304,11 +337,13 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 		allTrace = append(allTrace, p.wake...)
 		var samples []int64
 		ft.Model, samples = sideOf(base[specs[i].Name])
+		ft.Model.Placed, ft.Model.Stayed = basePlaced[specs[i].Name][0], basePlaced[specs[i].Name][1]
 		allModel = append(allModel, samples...)
 		rep.Trace.add(&ft.Trace)
 		rep.Model.add(&ft.Model)
 		if cmp != nil {
 			side, samples := sideOf(cmp[specs[i].Name])
+			side.Placed, side.Stayed = cmpPlaced[specs[i].Name][0], cmpPlaced[specs[i].Name][1]
 			ft.Toggled = &side
 			allCmp = append(allCmp, samples...)
 			rep.Toggled.add(&side)
@@ -320,6 +355,38 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 	}
 	rep.Trace.Wakeup, rep.Model.Wakeup = distOf(allTrace), distOf(allModel)
 	return rep, nil
+}
+
+// modelPlacements reads a simulated run's ftrace text and returns, for
+// task i (pid i+1), at 2i the wakeups of it after it had run and at 2i+1
+// those placed on the CPU it last ran on. It reads r to its end.
+func modelPlacements(r io.Reader, n int) []int64 {
+	counts := make([]int64, 2*n)
+	last := make([]int32, n)
+	for i := range last {
+		last[i] = -1
+	}
+	tr, err := trace.NewReader(r, trace.Options{Format: trace.FormatFtrace, Name: "model"})
+	if err == nil {
+		for ev, err := range tr.All() {
+			if err != nil {
+				break
+			}
+			switch i := int(ev.Next.Pid) - 1; {
+			case ev.Kind == trace.KindSwitch && i >= 0 && i < n:
+				last[i] = ev.CPU
+			case ev.Kind == trace.KindWakeup:
+				if j := int(ev.Task.Pid) - 1; j >= 0 && j < n && last[j] >= 0 {
+					counts[2*j]++
+					if ev.TargetCPU == last[j] {
+						counts[2*j+1]++
+					}
+				}
+			}
+		}
+	}
+	_, _ = io.Copy(io.Discard, r) // the writer never blocks on an early end
+	return counts
 }
 
 // sideOf is the model's side of a task from the simulator's report, and
@@ -351,6 +418,8 @@ func (f *FreeSide) add(s *FreeSide) {
 	}
 	f.DelayCount += s.DelayCount
 	f.DelayMax = max(f.DelayMax, s.DelayMax)
+	f.Placed += s.Placed
+	f.Stayed += s.Stayed
 }
 
 // WriteJSON writes the report as one indented JSON object.
@@ -366,12 +435,17 @@ func (r *FreeReport) WriteText(w io.Writer, tasks int) error {
 	}
 	fmt.Fprintf(&b, "mode B (free) on %d CPU(s), features: %s, HZ %d; %d message waits, %d timer waits, %d tasks of other classes left out\n",
 		r.CPUs, feat, r.HZ, r.MessageWaits, r.TimerWaits, r.OtherClass)
+	b.WriteString("stayed: the wakeups of a task that had run placed on the CPU it last ran on\n")
 	fmt.Fprintf(&b, "trace %s .. %s (%s)\n\n", sec(r.Start), sec(r.End), ms(r.End-r.Start))
-	fmt.Fprintf(&b, "%-14s %12s %10s %11s %9s %10s | wakeup latency µs: %7s %9s %9s %9s | run delay µs: %9s %9s\n",
-		"", "runtime ms", "switches", "preemptions", "wakeups", "migrations", "count", "p50", "p99", "max", "avg", "max")
+	fmt.Fprintf(&b, "%-14s %12s %10s %11s %9s %10s %7s | wakeup latency µs: %7s %9s %9s %9s | run delay µs: %9s %9s\n",
+		"", "runtime ms", "switches", "preemptions", "wakeups", "migrations", "stayed", "count", "p50", "p99", "max", "avg", "max")
 	side := func(name string, s FreeSide) {
-		fmt.Fprintf(&b, "%-14s %12.3f %10d %11d %9d %10d | %26d %9s %9s %9s | %23s %9s\n", name, float64(s.RuntimeNs)/1e6,
-			s.Switches, s.Preemptions, s.Wakeups, s.Migrations, s.Wakeup.Count, us(s.Wakeup.P50), us(s.Wakeup.P99), us(s.Wakeup.Max), us(s.DelayAvg), us(s.DelayMax))
+		stayed := "-"
+		if s.Placed > 0 {
+			stayed = fmt.Sprintf("%.1f%%", 100*float64(s.Stayed)/float64(s.Placed))
+		}
+		fmt.Fprintf(&b, "%-14s %12.3f %10d %11d %9d %10d %7s | %26d %9s %9s %9s | %23s %9s\n", name, float64(s.RuntimeNs)/1e6,
+			s.Switches, s.Preemptions, s.Wakeups, s.Migrations, stayed, s.Wakeup.Count, us(s.Wakeup.P50), us(s.Wakeup.P99), us(s.Wakeup.Max), us(s.DelayAvg), us(s.DelayMax))
 	}
 	side("trace", r.Trace)
 	side("model", r.Model)

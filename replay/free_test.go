@@ -25,6 +25,9 @@ func TestFreeRoundTrip(t *testing.T) {
 	if d := mo.RuntimeNs - tr.RuntimeNs; d < -tr.RuntimeNs/10 || d > tr.RuntimeNs/10 {
 		t.Errorf("runtime: trace %d ns, model %d ns; want within 10%%", tr.RuntimeNs, mo.RuntimeNs)
 	}
+	if tr.Placed == 0 || mo.Placed == 0 || tr.Stayed > tr.Placed || mo.Stayed > mo.Placed {
+		t.Errorf("placements: trace %d of %d stayed, model %d of %d", tr.Stayed, tr.Placed, mo.Stayed, mo.Placed)
+	}
 	if mo.Wakeups == 0 || mo.Wakeup.Count == 0 || mo.Switches == 0 {
 		t.Errorf("model side %+v: want wakeups, latency samples and switches", mo)
 	}
