@@ -60,8 +60,9 @@
 // an interrupt or the idle task woke it — and runs the programs on as
 // many CPUs as the trace has, with the model's own placement, balancing
 // and preemption (see free.go). It reports each task's run time, switches,
-// preemptions, wakeups, migrations, wakeup latency and run delay, trace
-// against model, and with Options.Features the same under other toggles.
+// preemptions, wakeups, migrations, the share of its wakeups placed on the
+// CPU it last ran on, wakeup latency and run delay, trace against model,
+// and with Options.Compare a second model run under other toggles.
 //
 // # What is not
 //
@@ -72,6 +73,7 @@
 // and its latency sample counts from the send; what a task would have
 // done after a decision the kernel did not make is unknown (TRACE-REPLAY
 // Part II §2), and the program assumes it needed the same CPU time.
-// Mode B has no placement agreement yet (the model's CPU against the
-// trace's target_cpu, wakeup by wakeup).
+// Mode B compares placement in aggregate (the share of wakeups that stay
+// on the task's last CPU), not wakeup by wakeup: the model's wakeups are
+// not the trace's one for one.
 package replay
