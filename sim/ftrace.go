@@ -29,8 +29,11 @@ type ftraceLog struct {
 }
 
 // WriteFtrace makes the run write itself to w as ftrace text while it
-// runs; Run flushes it at the end. It must be called before the first
-// Step.
+// runs (buffered; Run flushes it at the end, a caller driving Step calls
+// FlushFtrace). It must be called before the first Step; it fails after.
+// A write error ends the run with that error. Writing costs a line per
+// event and a scan of the tasks per line (for the moves package smp made),
+// nothing when WriteFtrace was not called.
 func (s *Sim) WriteFtrace(w io.Writer) error {
 	if s.now != 0 || s.events != 0 {
 		return errors.New("ftrace: WriteFtrace after the run started")
@@ -54,6 +57,16 @@ func (s *Sim) WriteFtrace(w io.Writer) error {
 	l.w.WriteString("\n#\n#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n#              | |         |   |||||     |         |\n")
 	s.ftrace = l
 	return nil
+}
+
+// FlushFtrace writes out what the ftrace text holds buffered and returns
+// the first write error, if any (nil without WriteFtrace).
+func (s *Sim) FlushFtrace() error {
+	if s.ftrace == nil {
+		return nil
+	}
+	s.flushFtrace()
+	return s.ftrace.err
 }
 
 // flushFtrace ends the ftrace text; a write error ends the run with it.
