@@ -117,8 +117,11 @@ type engine struct {
 	nextTick int64 // the next made tick instant (ownTicks false)
 	start    int64
 	pending  int // CPUs with a reschedule pending (cpuState.resched)
-	rep      *Report
-	scratch  []*eevdf.SchedEntity
+	// wakeCPU, for a trace with sched_waking and no sched_wakeup: per
+	// event, the CPU where a waking's task is next switched in (−1: never).
+	wakeCPU []int32
+	rep     *Report
+	scratch []*eevdf.SchedEntity
 }
 
 // Pinned replays evs (in any order: they are taken in time order, stable)
@@ -210,12 +213,42 @@ func newEngine(evs []trace.Event, opt Options) (*engine, error) {
 		e.cpus[c].rq = rq
 	}
 	e.rep = newReport(e, online, hz)
+	if !e.rep.hasWakeup {
+		e.wakeCPU = nextRunCPU(sorted)
+	}
 	if len(sorted) > 0 {
 		e.start = sorted[0].Time
 		e.rep.Start, e.rep.End = sorted[0].Time, sorted[len(sorted)-1].Time
 		e.nextTick = (sorted[0].Time/int64(e.tickNsec) + 1) * int64(e.tickNsec)
 	}
 	return e, nil
+}
+
+// nextRunCPU is, for each sched_waking of evs, the CPU its task is next
+// switched in on (−1 if it never is, or for other events). sched_waking's
+// target_cpu is the task's previous CPU, not the one the kernel chose; a
+// trace without sched_wakeup (Perfetto's compact encoding) says where the
+// task went only when it runs there, so the wakeup is placed there.
+func nextRunCPU(evs []trace.Event) []int32 {
+	out := make([]int32, len(evs))
+	next := map[int32]int32{}
+	for i := len(evs) - 1; i >= 0; i-- {
+		ev := &evs[i]
+		out[i] = -1
+		switch ev.Kind {
+		case trace.KindSwitch:
+			if ev.Next.Pid > 0 {
+				next[ev.Next.Pid] = ev.CPU
+			}
+		case trace.KindWaking:
+			if c, ok := next[ev.Task.Pid]; ok {
+				out[i] = c
+			}
+		case trace.KindMigrateTask:
+			delete(next, ev.Task.Pid) // it moved in between: the CPU it ran on next is not where it woke
+		}
+	}
+	return out
 }
 
 // featuresFor is the feature set of a replay: Options.Features, else the
@@ -325,7 +358,11 @@ func (e *engine) step(ev *trace.Event) {
 			}
 			return
 		}
-		e.wakeup(ev, ev.TargetCPU)
+		c := ev.TargetCPU
+		if e.wakeCPU != nil && e.wakeCPU[e.i] >= 0 {
+			c = e.wakeCPU[e.i]
+		}
+		e.wakeup(ev, c)
 	case trace.KindMigrateTask:
 		if n := e.batch(); n > 1 {
 			e.migrateBatch(n)

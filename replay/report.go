@@ -133,7 +133,7 @@ type Coverage struct {
 	Tasks        int    `json:"tasks"`        // pids seen
 	FairTasks    int    `json:"fair_tasks"`   // of them, fair-class tasks
 	Ticks        int    `json:"ticks"`        // ticks of a running task (the trace's or made)
-	Repairs      int    `json:"repairs"`      // times the model was moved to where the trace has a task
+	Repairs      int    `json:"repairs"`      // times the model was moved to where the trace has a task it had elsewhere (not a task seen for the first time)
 	Picks        int    `json:"picks"`        // switches
 	Scored       int    `json:"scored"`       // of them, scored
 	Inconsistent int    `json:"inconsistent"` // not scored: the model had to be repaired, or the CPU was unknown

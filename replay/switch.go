@@ -50,7 +50,9 @@ func (e *engine) switchTo(ev *trace.Event) {
 	}
 	if prev != nil && prev.fair && (prev.state != tsRunning || prev.cpu != c || rq.Curr() != prev.se) {
 		consistent = false
-		e.repair()
+		if prev.state != tsNone {
+			e.repair() // a task seen for the first time is no contradiction
+		}
 		e.place(prev, c, t)
 		if err := rq.SetNext(prev.se); err == nil {
 			prev.state = tsRunning
@@ -91,7 +93,9 @@ func (e *engine) switchTo(ev *trace.Event) {
 	if next != nil && next.fair {
 		if next.state != tsQueued || next.cpu != c || next.se.Delayed() {
 			consistent = false
-			e.repair()
+			if next.state != tsNone {
+				e.repair()
+			}
 			e.place(next, c, t)
 			picked = false
 		}
