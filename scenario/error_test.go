@@ -26,7 +26,7 @@ func TestErrorFormat(t *testing.T) {
 // parser reads that word back; a value that is no operation prints "?".
 func TestOpKindNames(t *testing.T) {
 	want := []string{"new", "wakeup", "sleep", "schedule", "tick", "yield", "renice", "slice", "forcepick",
-		"cgroup", "cpu.weight", "cpu.weight.nice", "cpu.idle", "cgroup_mode"}
+		"cgroup", "cpu.weight", "cpu.weight.nice", "cpu.idle", "cgroup_mode", "migrate_out", "migrate_in"}
 	for k := range numOps {
 		if got := k.String(); got != want[k] {
 			t.Errorf("OpKind %d prints %q, want %q", k, got, want[k])

@@ -305,7 +305,7 @@ func (p *parser) parseOp(ws []word) error {
 	args := ws[2:]
 	want := 0
 	switch kind {
-	case OpNew, OpWakeup, OpForcePick, OpCgroupMode:
+	case OpNew, OpWakeup, OpForcePick, OpCgroupMode, OpMigrateOut, OpMigrateIn:
 		want = 1
 	case OpRenice, OpSlice, OpCgroup, OpCPUWeight, OpCPUWeightNice, OpCPUIdle:
 		want = 2
@@ -320,7 +320,7 @@ func (p *parser) parseOp(ws []word) error {
 			return p.errAt(col, "renice takes a task and a nice value")
 		case OpSlice:
 			return p.errAt(col, "slice takes a task and a slice in ns")
-		case OpNew, OpWakeup, OpForcePick:
+		case OpNew, OpWakeup, OpForcePick, OpMigrateOut, OpMigrateIn:
 			return p.errAt(col, "%s takes one task", kind)
 		case OpCgroup:
 			return p.errAt(col, "cgroup takes a task and a group (or /)")

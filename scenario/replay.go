@@ -108,6 +108,7 @@ type Replayer struct {
 	opt     Options
 	ses     []*eevdf.SchedEntity
 	created []bool
+	away    []awayState // per task, once a migration op ran (migrate.go)
 	next    int
 	res     Result
 }
@@ -258,6 +259,9 @@ func (r *Replayer) apply(op Op) error {
 		return fmt.Errorf("%s: task reference %d outside the %d declared tasks", op.Kind, op.Task, len(r.ses))
 	case op.Kind.takesTask():
 		se = r.ses[op.Task]
+		if op.Kind != OpMigrateIn && op.Kind != OpMigrateOut && r.isAway(op.Task) {
+			return fmt.Errorf("%s %s: the task is on another CPU (migrate_in first)", op.Kind, se.Name())
+		}
 	}
 	if op.Kind.takesGroup() {
 		switch {
@@ -352,6 +356,8 @@ func (r *Replayer) apply(op Op) error {
 			return errors.New("cgroup_mode: the scenario declares no groups")
 		}
 		r.h.SetMode(eevdf.CgroupMode(op.Arg))
+	case OpMigrateOut, OpMigrateIn:
+		return r.migrate(op, se)
 	}
 	return nil
 }

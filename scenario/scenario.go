@@ -21,7 +21,10 @@
 // operations are new, wakeup, sleep, schedule, tick, yield, renice, slice
 // and forcepick, and for groups cgroup, cpu.weight, cpu.weight.nice,
 // cpu.idle and cgroup_mode, each driving package eevdf through exactly the
-// kernel sequence it models (see Replay).
+// kernel sequence it models (see Replay). An extension outside the
+// language's specification, migrate_out and migrate_in, moves a task to
+// another CPU and back with its lag kept (see migrate.go and
+// docs/replay.md).
 //
 //	group A weight=200
 //	group B parent=A idle
@@ -120,11 +123,13 @@ const (
 	OpCPUWeightNice // cpu.weight.nice G N
 	OpCPUIdle       // cpu.idle G 0|1
 	OpCgroupMode    // cgroup_mode MODE
+	OpMigrateOut    // migrate_out T: T leaves for another CPU, its lag kept (migrate.go)
+	OpMigrateIn     // migrate_in T: T arrives back from another CPU (migrate.go)
 	numOps
 )
 
 var opNames = [numOps]string{"new", "wakeup", "sleep", "schedule", "tick", "yield", "renice", "slice", "forcepick",
-	"cgroup", "cpu.weight", "cpu.weight.nice", "cpu.idle", "cgroup_mode"}
+	"cgroup", "cpu.weight", "cpu.weight.nice", "cpu.idle", "cgroup_mode", "migrate_out", "migrate_in"}
 
 // String returns the operation word as scenarios spell it ("new",
 // "cpu.weight", …), or "?" for a value that is no operation.
@@ -138,7 +143,7 @@ func (k OpKind) String() string {
 // takesTask reports whether the operation names a task.
 func (k OpKind) takesTask() bool {
 	switch k {
-	case OpNew, OpWakeup, OpRenice, OpSlice, OpForcePick, OpCgroup:
+	case OpNew, OpWakeup, OpRenice, OpSlice, OpForcePick, OpCgroup, OpMigrateOut, OpMigrateIn:
 		return true
 	}
 	return false

@@ -95,7 +95,7 @@ func (t *TraceWriter) Write(res *Result) error {
 		t.base, t.based = res.V, true
 	}
 	switch res.Op {
-	case OpNew, OpWakeup:
+	case OpNew, OpWakeup, OpMigrateOut, OpMigrateIn:
 		t.instant(res.Op.String(), res.Task, res.T)
 	}
 	for i := range res.Tasks {

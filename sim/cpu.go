@@ -69,6 +69,7 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		c.busy += s.now - c.busySince
 	}
 	c.curr = next
+	s.ftraceSwitch(c, prev, next)
 	c.switches++
 	s.ctxSwitches++
 	if preempt {
@@ -239,6 +240,7 @@ func (s *Sim) tick(c *cpu) {
 		s.logOp("tick", "", "")
 	}
 	s.here = c.id
+	s.ftraceTick(c)
 	s.sys.Tick(int(c.id))
 	if s.preemptNow(c) {
 		s.undue(c.id)
@@ -256,6 +258,7 @@ func (s *Sim) tick(c *cpu) {
 // catches up with a switch smp made on its own, then its reschedule is
 // due now or, with a wakeup cost, at an evResched that much later.
 func (s *Sim) collectResched() {
+	s.ftraceMoves()
 	if ids := s.sys.Resched(); len(ids) > 0 {
 		s.reschedule(ids)
 	}
@@ -338,6 +341,7 @@ func (s *Sim) startTask(ti int32) {
 		s.fail(fmt.Errorf("%s: could not be started", t.name))
 		return
 	}
+	s.ftraceWake(ti, -1, true)
 	t.state = stRunnable
 	t.runnableSince = s.now
 	s.settle()
@@ -371,6 +375,7 @@ func (s *Sim) wake(ti, waker int32, sync bool) {
 		s.fail(fmt.Errorf("%s: could not be woken", t.name))
 		return
 	}
+	s.ftraceWake(ti, waker, false)
 	if t.st.Placement() == smp.RuleInPlace {
 		t.delayedWakeups++
 		s.delayedWakeups++

@@ -157,7 +157,8 @@ type Sim struct {
 	flows  []traceFlow
 	series shareSeries
 	slog   *scenarioLog
-	core   *coreSim // core scheduling (coresched.go); nil without a cookie
+	core   *coreSim   // core scheduling (coresched.go); nil without a cookie
+	ftrace *ftraceLog // WriteFtrace (ftrace.go)
 }
 
 // wlInfo is a workload's identity in one simulation.
@@ -508,6 +509,7 @@ func (s *Sim) Run() (*Report, error) {
 	for s.step() {
 	}
 	s.flushScenarioLog()
+	s.flushFtrace()
 	if s.err != nil {
 		return nil, s.err
 	}

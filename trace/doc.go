@@ -22,8 +22,10 @@
 // sched_waking, sched_wakeup, sched_wakeup_new, sched_migrate_task,
 // sched_process_fork/exec/exit/free, task_newtask, sched_pi_setprio,
 // sched_stat_runtime, the schedstats events sched_stat_wait/sleep/iowait/
-// blocked, and the marks each format leaves where events were lost. Every
-// other event (cpu_idle, print, tracing_mark_write, …) is counted in Stats
+// blocked, the marks each format leaves where events were lost, and, in the
+// text formats, the scheduler tick (the hrtimer_expire_entry of the tick's
+// timer, KindTick), which a replay uses to place its ticks. Every other
+// event (cpu_idle, print, tracing_mark_write, …) is counted in Stats
 // and not returned.
 //
 // prev_state is decoded per kernel era: from 4.14 the kernel reports at most

@@ -30,6 +30,10 @@ const (
 	KindStatIOWait       // sched_stat_iowait (schedstats): Task, Delay
 	KindStatBlocked      // sched_stat_blocked (schedstats): Task, Delay
 	KindLost             // events lost on CPU before this point; Lost = how many, 0 unknown
+	// KindTick is a scheduler tick on CPU: the expiry of the tick's hrtimer
+	// (hrtimer_expire_entry with function=tick_nohz_handler or
+	// tick_sched_timer, text formats). Other timer expiries are not carried.
+	KindTick
 	numKinds
 )
 
@@ -52,6 +56,7 @@ var kindNames = [numKinds]string{
 	KindStatIOWait:  "sched_stat_iowait",
 	KindStatBlocked: "sched_stat_blocked",
 	KindLost:        "lost_events",
+	KindTick:        "sched_tick",
 }
 
 // String returns the kernel's name of the event ("sched_switch"), or

@@ -156,6 +156,11 @@ func (r *Reader) parseLine(line []byte) (ev Event, ok bool, reason string) {
 	}
 	r.lastTime = h.time
 	kind, known := kindByName[string(h.event)]
+	if !known && string(h.event) == "hrtimer_expire_entry" && isTickTimer(h.body) {
+		ev = blank(KindTick)
+		ev.Time, ev.CPU, ev.Ctx = h.time, h.cpu, h.pid
+		return ev, true, ""
+	}
 	if !known {
 		r.stats.Other++
 		return ev, false, ""
@@ -166,6 +171,22 @@ func (r *Reader) parseLine(line []byte) (ev Event, ok bool, reason string) {
 		return Event{}, false, fmt.Sprintf("%s: %s", kind, reason)
 	}
 	return ev, true, ""
+}
+
+// isTickTimer reports whether an hrtimer_expire_entry body is the expiry of
+// the scheduler tick's timer: tick_nohz_handler (from 6.9) or
+// tick_sched_timer (before), as "function=NAME" or the raw symbol address
+// followed by the name in trace-cmd's output.
+func isTickTimer(body []byte) bool {
+	i := bytes.Index(body, []byte("function="))
+	if i < 0 {
+		return false
+	}
+	f := body[i+len("function="):]
+	if j := bytes.IndexByte(f, ' '); j >= 0 {
+		f = f[:j]
+	}
+	return bytes.Equal(f, []byte("tick_nohz_handler")) || bytes.Equal(f, []byte("tick_sched_timer"))
 }
 
 // parseLost reads the loss marks: "CPU:N [LOST M EVENTS]" (tracefs) and

@@ -85,7 +85,9 @@ func FuzzFtrace(f *testing.F) {
 	seedFiles(f, []string{"ftrace_panopticon.txt", "ftrace_v6.txt"},
 		"CPU:3 [LOST 42 EVENTS]\n",
 		"  <idle>-0 [000] d..2. 8812345678901: sched_switch: prev_comm=a prev_pid=1 prev_prio=1 prev_state=R ==> next_comm=b next_pid=2 next_prio=3\n",
-		"  a-1 [000] 1.5: sched_stat_runtime: comm=a pid=1 runtime=1 [ns] vruntime=99999999999999999999 [ns]\n")
+		"  a-1 [000] 1.5: sched_stat_runtime: comm=a pid=1 runtime=1 [ns] vruntime=99999999999999999999 [ns]\n",
+		"  a-1 [002] d.h1. 1.000000001: hrtimer_expire_entry: hrtimer=00000000a1b2c3d4 function=tick_nohz_handler now=1000000001\n",
+		"  a-1 [002] d.h1. 1.5: hrtimer_expire_entry: hrtimer=x function=\n")
 	f.Fuzz(func(t *testing.T, data []byte) { checkText(t, data, FormatFtrace) })
 }
 

@@ -46,7 +46,7 @@ func commands() []command {
 		{"sim", "CONFIG.json", "run a simulation described in JSON and print its report", simHelp, simCmd},
 		{"bench", "", "measure the pick path of both timelines", benchHelp, benchCmd},
 		{"topology", "", "print the scheduling domains of a machine", topologyHelp, topologyCmd},
-		{"trace", "import FILE", "print a recorded kernel trace as JSON lines", traceHelp, traceCmd},
+		{"trace", "import|replay FILE", "print a recorded kernel trace as JSON lines, or replay it through the model", traceHelp + "\n" + traceReplayHelp, traceCmd},
 	}
 }
 

@@ -97,7 +97,7 @@ func TestRefusals(t *testing.T) {
 		{"unknown command", nil, []string{"reply"}, 2,
 			`fairclass: unknown command "reply" (want replay, sim, bench, topology or trace; run "fairclass help")`},
 		{"trace without import", nil, []string{"trace", "x.txt"}, 2,
-			`fairclass trace: want the subcommand import; see "fairclass help trace"`},
+			`fairclass trace: want the subcommand import or replay; see "fairclass help trace"`},
 		{"trace import of no file", nil, []string{"trace", "import"}, 2,
 			`fairclass trace: want one trace file, got 0; see "fairclass help trace"`},
 		{"trace import with a bad kernel", nil, []string{"trace", "import", "--kernel", "six", "x.txt"}, 2,

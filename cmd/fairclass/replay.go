@@ -238,6 +238,10 @@ Operations, "AT_NS OP [ARGS]", times never decreasing:
   cpu.weight G W, cpu.weight.nice G N, cpu.idle G 0|1
                 the cgroup files: sched_group_set_shares, sched_group_set_idle
   cgroup_mode M switch the share function (effective at each group's next update)
+  migrate_out T T leaves for another CPU as migration does: a queued T is
+                detached (lag saved), a sleeping T handed over
+  migrate_in T  T comes back: attached with ENQUEUE_MIGRATED if it left
+                queued, woken with WF_MIGRATED if it left asleep
 
 Nothing schedules implicitly: write schedule where the kernel would reach a
 preemption point.

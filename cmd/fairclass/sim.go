@@ -36,6 +36,10 @@ Flags:
   --csv FILE      also write every metric as CSV
   --trace FILE    also write a Chrome/Perfetto trace (turns "trace" on): a
                   track per CPU, migration arrows between them
+  --ftrace FILE   also write the run as raw ftrace text (sched_switch,
+                  sched_wakeup, sched_wakeup_new, sched_migrate_task and the
+                  tick's hrtimer_expire_entry at the simulated ns), the
+                  format "fairclass trace replay" reads
   --seed N        override the configuration's seed, 0..18446744073709551615
   --kernel K      override the configuration's "kernel": v7.3 (default),
                   v7.1, v7.0, v6.18, v6.12 or v6.6; the configuration's
@@ -53,6 +57,8 @@ func simCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	jsonOut := &output{flag: "--json"}
 	csvOut := &output{flag: "--csv"}
 	traceOut := &output{flag: "--trace"}
+	ftraceOut := &output{flag: "--ftrace"}
+	fs.StringVar(&ftraceOut.path, "ftrace", "", "")
 	fs.StringVar(&jsonOut.path, "json", "", "")
 	fs.StringVar(&csvOut.path, "csv", "", "")
 	fs.StringVar(&traceOut.path, "trace", "", "")
@@ -114,14 +120,30 @@ func simCmd(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, "%s: %s", files[0], reason(err, "sim"))
 	}
-	outs := []*output{jsonOut, csvOut, traceOut}
+	outs := []*output{jsonOut, csvOut, traceOut, ftraceOut}
 	if err := openOutputs(outs, func(f string) bool { return given(fs, f[2:]) }, files[0]); err != nil {
 		return fail(1, "%v", err)
+	}
+	if ftraceOut.f != nil {
+		// The text is written as the run goes (the simulator buffers
+		// it and flushes it at the end of the run).
+		w, err := ftraceOut.writer()
+		if err == nil {
+			err = s.WriteFtrace(w)
+		}
+		if err != nil {
+			discard(outs)
+			return fail(1, "%v", err)
+		}
 	}
 	r, err := s.Run()
 	if err != nil {
 		discard(outs)
 		return fail(1, "%s: %s", files[0], reason(err, "sim"))
+	}
+	if err := ftraceOut.close(); err != nil {
+		discard(outs)
+		return fail(1, "--ftrace %s: %v", ftraceOut.path, err)
 	}
 	w := bufio.NewWriter(stdout)
 	if err := r.WriteText(w); err != nil {

@@ -42,6 +42,9 @@ lost_events) and the fields of that kind:
   sched_stat_wait, sched_stat_sleep, sched_stat_iowait, sched_stat_blocked
                             ctx, task, delay (ns)
   lost_events               lost (how many; 0 when the trace did not say)
+  sched_tick                ctx: the expiry of the scheduler tick's timer
+                            (hrtimer_expire_entry, function tick_nohz_handler
+                            or tick_sched_timer; other timers are skipped)
 Unknown values are -1 (ctx, pid, prio, CPUs) or left out. A summary goes
 to standard error.
 
@@ -57,12 +60,15 @@ Flags:
 `
 
 func traceCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "replay" {
+		return traceReplayCmd(args[1:], stdin, stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "import" {
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help") {
-			fmt.Fprint(stdout, traceHelp)
+			fmt.Fprint(stdout, traceHelp+"\n"+traceReplayHelp)
 			return 0
 		}
-		fmt.Fprintln(stderr, `fairclass trace: want the subcommand import; see "fairclass help trace"`)
+		fmt.Fprintln(stderr, `fairclass trace: want the subcommand import or replay; see "fairclass help trace"`)
 		return 2
 	}
 	fs := flag.NewFlagSet("trace", flag.ContinueOnError)
@@ -154,7 +160,7 @@ var traceFormats = map[string]trace.Format{
 // kindCounts lists the non-zero counts per kind: "sched_switch 3, ...".
 func kindCounts(st *trace.Stats) string {
 	var parts []string
-	for k := trace.KindSwitch; k <= trace.KindLost; k++ {
+	for k := trace.KindSwitch; k <= trace.KindTick; k++ {
 		if n := st.Count(k); n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", k, n))
 		}

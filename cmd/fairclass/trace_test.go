@@ -110,8 +110,8 @@ func TestTraceImportErrors(t *testing.T) {
 		code int
 		err  string
 	}{
-		{nil, 2, "want the subcommand import"},
-		{[]string{"replay"}, 2, "want the subcommand import"},
+		{nil, 2, "want the subcommand import or replay"},
+		{[]string{"replay"}, 2, "want one trace file, got 0"},
 		{[]string{"import"}, 2, "want one trace file, got 0"},
 		{[]string{"import", "--kernel", "new", "x"}, 2, `--kernel "new" is not a release`},
 		{[]string{"import", "--format", "etw", "x"}, 2, `unknown --format "etw"`},
