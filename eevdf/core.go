@@ -72,6 +72,10 @@ func (rq *CfsRq) Wakeup(se *SchedEntity, wf WakeFlags) error {
 		return fmt.Errorf("%w: WFFork in a wakeup of %s (a new task goes through WakeUpNew)", ErrBadFlags, se.name)
 	case se.delayed && wf&WFMigrated != 0:
 		return fmt.Errorf("%w: WFMigrated in a wakeup of %s, which is delayed here", ErrBadFlags, se.name)
+	case se.delayed && (!se.onRq || se.rq != rq):
+		// Detached while delayed (DetachTask): it is still sched_delayed
+		// but on no timeline; it must be attached somewhere first.
+		return fmt.Errorf("%w: Wakeup of %s, delayed but not queued here (attach it with Enqueue first)", ErrLifecycle, se.name)
 	case se.delayed:
 		rq.enqueueTask(se, EnqueueDelayed)
 		if se != rq.curr {

@@ -255,6 +255,13 @@ func TestNilReceiversAndArguments(t *testing.T) {
 	e.err("Wakeup of a queued entity", eevdf.ErrAlreadyQueued, func() error { return live.Wakeup(b, 0) })
 	e.err("Wakeup with WFFork", eevdf.ErrBadFlags, func() error { return live.Wakeup(s, eevdf.WFFork) })
 	e.err("Wakeup of a delayed entity with WFMigrated", eevdf.ErrBadFlags, func() error { return live.Wakeup(d, eevdf.WFMigrated) })
+	// Detached while delayed, it is on no timeline: a wakeup anywhere
+	// before an Enqueue attaches it is refused, not a broken requeue.
+	if err := live.DetachTask(d); err != nil {
+		t.Fatal(err)
+	}
+	e.err("Wakeup of a detached delayed entity elsewhere", eevdf.ErrLifecycle, func() error { return idle.Wakeup(d, 0) })
+	e.err("Wakeup of a detached delayed entity where it was", eevdf.ErrLifecycle, func() error { return live.Wakeup(d, 0) })
 }
 
 // Flag bits outside the defined sets are ErrBadFlags, checked before any
