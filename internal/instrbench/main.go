@@ -9,8 +9,12 @@
 // by sim.Config.ScenarioLog) and the pick loops (n CPU-bound tasks, nice
 // −5/0/5, slices 0.1/0.7/3 ms, a schedule every 300 µs). Then it runs
 // itself under callgrind ("instrbench work ..."), twice per figure at two
-// run lengths, so that process start-up, package initialisation and
-// parsing cancel in the difference:
+// run lengths. Callgrind counts only the measured function (it starts
+// with --collect-atstart=no, and the function turns counting on and off
+// with a client request, callgrind_amd64.s), so that process start-up and
+// parsing, whose maps hash with a seed of each process's own, add
+// nothing; the difference of the two lengths cancels what every run does
+// once (a runqueue and its tasks created, a simulation set up):
 //
 //   - model, per op: a stream replayed with scenario's Replayer.Advance
 //     twice against once (B-tree), over the stream's operations;
@@ -21,7 +25,8 @@
 //
 // Every run has GOGC=off GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1, so that
 // no collection and no preemption signal falls inside a measurement;
-// the counts are then the same on every run.
+// the counts are then the same on every run within an instruction or
+// two per operation. amd64 only (the client request).
 //
 // Usage:
 //
@@ -42,6 +47,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -84,6 +90,9 @@ func run(w io.Writer, valgrind, keep, only string) error {
 	if err != nil {
 		return err
 	}
+	if runtime.GOARCH != "amd64" {
+		return fmt.Errorf("callgrind's client request is written for amd64, not %s", runtime.GOARCH)
+	}
 	if _, err := exec.LookPath(valgrind); err != nil {
 		return fmt.Errorf("valgrind not found (%w): apt-get install valgrind, or give -valgrind", err)
 	}
@@ -119,7 +128,8 @@ func run(w io.Writer, valgrind, keep, only string) error {
 // callgrind runs self with args under callgrind and returns the
 // instructions it collected.
 func callgrind(valgrind, outFile, self string, args []string) (uint64, error) {
-	cmd := exec.Command(valgrind, append([]string{"--tool=callgrind", "--callgrind-out-file=" + outFile, self, "work"}, args...)...)
+	cmd := exec.Command(valgrind, append([]string{"--tool=callgrind", "--callgrind-out-file=" + outFile,
+		"--collect-atstart=no", self, "work"}, args...)...)
 	cmd.Env = append(os.Environ(), "GOGC=off", "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -121,7 +121,9 @@ func backendOf(s string) (eevdf.Backend, error) {
 // replayOps parses the scenario at path and replays it reps times from a
 // fresh runqueue, each time its first ops operations (all of them when
 // ops < 0), with Replayer.Advance: the model's work and the replayer's
-// dispatch, nothing printed.
+// dispatch, nothing printed. Only replays, the measured function, is
+// counted (toggleCollect): parsing, whose maps hash with a seed of each
+// process's own, would otherwise add a different count to each run.
 func replayOps(path string, bk eevdf.Backend, reps, ops int) error {
 	sc, err := parseFile(path)
 	if err != nil {
@@ -133,6 +135,13 @@ func replayOps(path string, bk eevdf.Backend, reps, ops int) error {
 	case ops > len(sc.Ops):
 		return fmt.Errorf("%s: %d operations asked for, %d in the file", path, ops, len(sc.Ops))
 	}
+	return replays(sc, bk, reps, ops)
+}
+
+// replays is the measured part of replayOps.
+func replays(sc *scenario.Scenario, bk eevdf.Backend, reps, ops int) error {
+	toggleCollect()
+	defer toggleCollect()
 	for range reps {
 		r, err := scenario.NewReplayer(sc, scenario.Options{Backend: bk})
 		if err != nil {
@@ -149,22 +158,29 @@ func replayOps(path string, bk eevdf.Backend, reps, ops int) error {
 
 // simulate runs the simulation of the stream named name for d, reps
 // times, each a fresh sim.New and a whole Run (its report included),
-// without a scenario log.
+// without a scenario log. Only simulations, the measured function, is
+// counted.
 func simulate(name string, d time.Duration, reps int) error {
 	for _, s := range streams {
-		if s.name != name {
-			continue
+		if s.name == name {
+			return simulations(streamConfig(s.hogs, d), reps)
 		}
-		for range reps {
-			sm, err := sim.New(streamConfig(s.hogs, d))
-			if err != nil {
-				return err
-			}
-			if _, err := sm.Run(); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 	return fmt.Errorf("no stream %q", name)
+}
+
+// simulations is the measured part of simulate.
+func simulations(cfg sim.Config, reps int) error {
+	toggleCollect()
+	defer toggleCollect()
+	for range reps {
+		sm, err := sim.New(cfg)
+		if err != nil {
+			return err
+		}
+		if _, err := sm.Run(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
