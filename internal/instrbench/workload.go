@@ -121,9 +121,7 @@ func backendOf(s string) (eevdf.Backend, error) {
 // replayOps parses the scenario at path and replays it reps times from a
 // fresh runqueue, each time its first ops operations (all of them when
 // ops < 0), with Replayer.Advance: the model's work and the replayer's
-// dispatch, nothing printed. Only replays, the measured function, is
-// counted (toggleCollect): parsing, whose maps hash with a seed of each
-// process's own, would otherwise add a different count to each run.
+// dispatch, nothing printed.
 func replayOps(path string, bk eevdf.Backend, reps, ops int) error {
 	sc, err := parseFile(path)
 	if err != nil {
@@ -135,18 +133,24 @@ func replayOps(path string, bk eevdf.Backend, reps, ops int) error {
 	case ops > len(sc.Ops):
 		return fmt.Errorf("%s: %d operations asked for, %d in the file", path, ops, len(sc.Ops))
 	}
-	return replays(sc, bk, reps, ops)
-}
-
-// replays is the measured part of replayOps.
-func replays(sc *scenario.Scenario, bk eevdf.Backend, reps, ops int) error {
-	toggleCollect()
-	defer toggleCollect()
-	for range reps {
-		r, err := scenario.NewReplayer(sc, scenario.Options{Backend: bk})
-		if err != nil {
+	rs := make([]*scenario.Replayer, reps)
+	for i := range rs {
+		if rs[i], err = scenario.NewReplayer(sc, scenario.Options{Backend: bk}); err != nil {
 			return err
 		}
+	}
+	return replays(rs, ops)
+}
+
+// replays advances each replayer by ops operations: the measured part of
+// replayOps, the only one counted (toggleCollect). Parsing, whose maps
+// hash with a seed of each process's own, would add a different count to
+// each run, and the replayers' creation (the runqueue, the entities) is
+// no operation.
+func replays(rs []*scenario.Replayer, ops int) error {
+	toggleCollect()
+	defer toggleCollect()
+	for _, r := range rs {
 		for range ops {
 			if err := r.Advance(); err != nil {
 				return err
@@ -158,26 +162,30 @@ func replays(sc *scenario.Scenario, bk eevdf.Backend, reps, ops int) error {
 
 // simulate runs the simulation of the stream named name for d, reps
 // times, each a fresh sim.New and a whole Run (its report included),
-// without a scenario log. Only simulations, the measured function, is
-// counted.
+// without a scenario log.
 func simulate(name string, d time.Duration, reps int) error {
 	for _, s := range streams {
-		if s.name == name {
-			return simulations(streamConfig(s.hogs, d), reps)
+		if s.name != name {
+			continue
 		}
+		sims := make([]*sim.Sim, reps)
+		for i := range sims {
+			var err error
+			if sims[i], err = sim.New(streamConfig(s.hogs, d)); err != nil {
+				return err
+			}
+		}
+		return simulations(sims)
 	}
 	return fmt.Errorf("no stream %q", name)
 }
 
-// simulations is the measured part of simulate.
-func simulations(cfg sim.Config, reps int) error {
+// simulations runs each simulation: the measured part of simulate, the
+// only one counted (sim.New, the set-up, is not).
+func simulations(sims []*sim.Sim) error {
 	toggleCollect()
 	defer toggleCollect()
-	for range reps {
-		sm, err := sim.New(cfg)
-		if err != nil {
-			return err
-		}
+	for _, sm := range sims {
 		if _, err := sm.Run(); err != nil {
 			return err
 		}
