@@ -20,13 +20,13 @@ import "github.com/schedmodel/fairclass/features"
 // v7.0 and v6.18 summed scale_load_down weights (nice 0 = 1024); task
 // weights are multiples of 1024, so V and every test come out the same.
 func (rq *CfsRq) avgWeight(w uint64) uint64 {
+	if !rq.scaledW {
+		return w
+	}
 	if rq.kernel.before70() {
 		return scaleLoadDown(w)
 	}
-	if rq.sumShift != 0 {
-		return max(2, w>>rq.sumShift)
-	}
-	return w
+	return max(2, w>>rq.sumShift)
 }
 
 // w is the weight se contributes to the sums and eligibility.
@@ -63,6 +63,7 @@ func (rq *CfsRq) sumAdd(se *SchedEntity) {
 		// Halve every weight's contribution and rebuild the sums from the
 		// timeline, leftmost to rightmost, then retry.
 		rq.sumShift++
+		rq.scaledW = true
 		rq.sumWVruntime, rq.sumWeight = 0, 0
 		rq.tl.ascend(func(e *SchedEntity) bool {
 			rq.sumWVruntime += rq.entityKey(e) * rq.w(e)
@@ -129,12 +130,12 @@ func floorAvg(runtime, load int64) int64 {
 // avgVruntime is avg_vruntime: V, moving zero_vruntime to it. The move is
 // behaviour-neutral (V and every eligibility test are invariant under an
 // integer shift of the reference point); it keeps the products small.
+//
+// It is avgVruntimeTest without the test, which costs two instructions
+// there: one call, which inlines, instead of two.
 func (rq *CfsRq) avgVruntime() uint64 {
-	if rq.kernel.minVruntimeRef() {
-		return rq.zeroVruntime + uint64(rq.avgDelta()) // min_vruntime stays
-	}
-	rq.updateZeroVruntime(rq.avgDelta())
-	return rq.zeroVruntime
+	v, _ := rq.avgVruntimeTest()
+	return v
 }
 
 // avgVruntimeTest is avgVruntime that also returns the eligibility test

@@ -142,15 +142,29 @@ func calcPropWeight(se *SchedEntity) uint64 { return max(se.load.weight, minShar
 // enqueueEntity is __enqueue_entity: into the weighted sums and the
 // timeline, as a new insertion (later than any equal deadline).
 func (rq *CfsRq) enqueueEntity(se *SchedEntity) {
-	rq.sumAdd(se)
+	if !rq.feat.Has(features.ParanoidAvg) { // sumAdd's common case, written out: a call fewer
+		w := rq.w(se)
+		rq.sumWVruntime += rq.entityKey(se) * w
+		rq.sumWeight += uint64(w)
+	} else {
+		rq.sumAdd(se)
+	}
 	rq.seq++
 	se.seq = rq.seq
-	rq.tl.insert(se)
+	if rq.tl.rb == nil { // timeline.insert, one call fewer for the default backend
+		rq.tl.b.insert(se)
+	} else {
+		rq.tl.rb.insert(se)
+	}
 }
 
 // dequeueEntity is __dequeue_entity: out of the timeline and the sums.
 func (rq *CfsRq) dequeueEntity(se *SchedEntity) {
-	rq.tl.erase(se)
+	if rq.tl.rb == nil { // timeline.erase, one call fewer for the default backend
+		rq.tl.b.erase(se)
+	} else {
+		rq.tl.rb.erase(se)
+	}
 	rq.sumSub(se)
 }
 

@@ -118,6 +118,7 @@ func WithKernel(k Kernel) Option {
 		if k.before70() {
 			rq.arith = FixedPoint
 		}
+		rq.scaledW = k.before70() || rq.sumShift != 0
 		return nil
 	}
 }

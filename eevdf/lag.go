@@ -17,7 +17,11 @@ func (rq *CfsRq) minSlice() uint64 {
 	if c := rq.currOnRq(); c != nil {
 		m = c.slice
 	}
-	if a, ok := rq.tl.root(); ok {
+	a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+	if rq.tl.rb != nil {
+		a, ok = rq.tl.rb.root()
+	}
+	if ok {
 		m = min(m, a.minSlice)
 	}
 	return m
@@ -37,7 +41,11 @@ func (rq *CfsRq) lagLimit(se *SchedEntity) int64 {
 	if c := rq.currOnRq(); c != nil {
 		maxSlice = c.slice
 	}
-	if a, ok := rq.tl.root(); ok {
+	a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+	if rq.tl.rb != nil {
+		a, ok = rq.tl.rb.root()
+	}
+	if ok {
 		maxSlice = max(maxSlice, a.maxSlice)
 	}
 	return int64(rq.calcDeltaFair(maxSlice+rq.tickNsec, se))

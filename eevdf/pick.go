@@ -53,7 +53,7 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	elig := rq.eligibility()
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
-	if (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.next != nil && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
+	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
 		return rq.next
 	}
 	if c != nil && (!c.onRq || !elig.eligible(c.vruntime)) {
@@ -71,9 +71,17 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		// minimum vruntime, nothing in it is eligible (eligibility is
 		// monotone in vruntime) and the descent would find nothing: on
 		// a queue of two, every pick that keeps curr.
-		if a, _ := rq.tl.root(); a.minV != leftmost.vruntime {
+		a := rq.tl.b.agg // timeline.root, inline for the B-tree
+		if rq.tl.rb != nil {
+			a, _ = rq.tl.rb.root()
+		}
+		if a.minV != leftmost.vruntime {
 			rq.match.set(elig)
-			best = rq.tl.findEligible(&rq.match)
+			if rq.tl.rb == nil { // timeline.findEligible, one call fewer
+				best = rq.tl.b.findEligible(&rq.match)
+			} else {
+				best = rq.tl.rb.findEligible(&rq.match)
+			}
 			rq.stats.Visited += uint64(rq.match.visited)
 		}
 	}

@@ -52,6 +52,10 @@ type CfsRq struct {
 	sumWeight    uint64 // Σ_tree w
 	sumShift     uint   // PARANOID_AVG's weight shift
 	sumJlag      int64  // Σ vlag·w of the joined entities (PLACE_JOIN_LAG)
+	// scaledW: avgWeight does more than return the weight (an earlier
+	// kernel's scale_load_down, or a sumShift above 0), so that the
+	// common case is one test.
+	scaledW bool
 
 	// The root queue's counters (load.weight, nr_queued, h_nr_queued —
 	// what every EEVDF test reads —, h_nr_runnable, h_nr_idle) and PELT

@@ -339,9 +339,9 @@ func (t *bTimeline) remove(se *SchedEntity) {
 }
 
 // replace takes out (in the tree) out and puts in (counted, not placed)
-// in, in a tree that is a single leaf: out leaves the leaf and in enters
-// it, each shifting its shorter side (for out, the first, none), and the
-// aggregate loses out's and gains in's in one update (swapAgg).
+// in, in a tree that is a single leaf: in takes out's slot and moves to
+// its place in one pass (replaceAt), and the aggregate loses out's and
+// gains in's in one update (swapAgg).
 func (t *bTimeline) replace(out, in *SchedEntity) {
 	l := out.tlLeaf
 	if l == nil {
@@ -353,8 +353,7 @@ func (t *bTimeline) replace(out, in *SchedEntity) {
 	t.count--
 	j := l.indexOf(out)
 	xo := l.agg(j)
-	l.removeAt(j)
-	l.insertSorted(in)
+	l.replaceAt(j, in)
 	t.swapAgg(l, xo, agg{in.vruntime, in.slice, in.slice})
 	t.first = l.firstEntity()
 }

