@@ -18,22 +18,16 @@ func Example() {
 	b, _ := eevdf.NewEntity("hog B", eevdf.WithNice(5))
 	io, _ := eevdf.NewEntity("sleeper")
 	for _, se := range []*eevdf.SchedEntity{a, b, io} {
-		rq.Enqueue(se, eevdf.EnqueueInitial) // wake_up_new_task
-		rq.WakeupPreempt(se, eevdf.WFFork)
+		rq.WakeUpNew(se) // wake_up_new_task: enqueue, then the wakeup check
 	}
 	rq.PickNext()
 	for now := uint64(1_000_000); now <= 1_000_000_000; now += 1_000_000 {
 		rq.SetClock(now) // the task clock is the caller's
 		switch {
-		case rq.Curr() == io: // the sleeper blocks, and the CPU picks again
-			rq.Dequeue(io, eevdf.DequeueSleep)
-			rq.PickNext()
-		case now%4_000_000 == 0 && !io.OnRq(): // try_to_wake_up every 4 ms
-			rq.Enqueue(io, eevdf.EnqueueWakeup)
-			rq.WakeupPreempt(io, eevdf.WFTTWU)
-		case now%4_000_000 == 0 && io.Delayed(): // slept with negative lag: still queued
-			rq.Enqueue(io, eevdf.EnqueueDelayed)
-			rq.WakeupPreempt(io, eevdf.WFTTWU)
+		case rq.Curr() == io:
+			rq.Sleep() // the sleeper blocks, and the CPU picks again
+		case now%4_000_000 == 0 && (!io.OnRq() || io.Delayed()):
+			rq.Wakeup(io, 0) // try_to_wake_up every 4 ms (requeued if still delayed)
 		}
 		rq.Tick() // charge the running task; maybe ask for a reschedule
 		if rq.NeedResched() {
