@@ -45,7 +45,7 @@ const (
 func (r *Replayer) isAway(i int) bool { return r.away != nil && r.away[i] != notAway }
 
 // migrate applies migrate_out or migrate_in of se, the op.Task-th task.
-func (r *Replayer) migrate(op Op, se *eevdf.SchedEntity) error {
+func (r *Replayer) migrate(op *Op, se *eevdf.SchedEntity) error {
 	if r.away == nil {
 		r.away = make([]awayState, len(r.ses))
 	}
