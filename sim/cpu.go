@@ -18,6 +18,8 @@ type cpu struct {
 	reschedPending bool  // an evResched is queued (Config.WakeupCost)
 	inCall         bool  // its task is inside a zero-time system call (kernel mode, preempt.go)
 
+	capacity uint64 // arch_scale_cpu_capacity: 1024 but on an asymmetric machine (asym.go)
+
 	forced      bool   // idle by core scheduling with tasks queued
 	forcedSince uint64 // when that forced idle began
 
@@ -109,8 +111,10 @@ func (s *Sim) switchOut(c *cpu, ti int32) bool {
 	t.runtime += s.clock(c) - t.tcIn
 	if t.progressing {
 		if t.inRun && !t.spin {
-			// remaining −= the CPU time of this segment
-			t.remaining -= min(s.now-t.segStart, t.remaining)
+			// remaining −= the work of this segment (asym.go)
+			w := min(workIn(c, s.now-t.segStart), t.remaining)
+			t.remaining -= w
+			t.work += w
 		}
 		t.progressing = false
 	}

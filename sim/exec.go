@@ -46,13 +46,16 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 		return
 	}
 	t.segStart = s.now
-	s.postDone(addSat(s.now, t.remaining), ti, c.id, t.gen)
+	s.postDone(addSat(s.now, wallFor(c, t.remaining)), ti, c.id, t.gen)
 }
 
 // phaseDone ends the running task's Run or Spin phase and goes on.
 func (s *Sim) phaseDone(c *cpu, ti int32) {
 	t := &s.tasks[ti]
 	wasSys := t.sys
+	if !t.spin {
+		t.work += t.remaining // the work left when the phase last resumed
+	}
 	t.inRun, t.spin, t.sys = false, false, false
 	t.remaining, t.spinEnd = 0, 0
 	t.pc++
@@ -97,7 +100,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			}
 			t.inRun, t.remaining, t.segStart = true, d, s.now
 			t.sys, t.sysLen = in.flag == 1, d
-			s.postDone(addSat(s.now, d), ti, c.id, gen)
+			s.postDone(addSat(s.now, wallFor(c, d)), ti, c.id, gen)
 			return
 		case opSpin:
 			t.inRun, t.spin, t.spinEnd = true, true, 0
