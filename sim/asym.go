@@ -30,7 +30,9 @@ import (
 // one uninterrupted run of it, and the same events give the same
 // nanoseconds on every run. At capacity 1024 both maps are the identity:
 // a symmetric machine's numbers are what they were before capacities.
-// Spin phases, sleeps and Config.SwitchCost are wall time on every CPU.
+// A Spin phase lasts its wall time on every CPU (SpinFor, SpinUntil, or
+// for ever) and counts as work at C/1024 of it; sleeps and
+// Config.SwitchCost are wall time and no work.
 
 // resolveMachine returns the machine, the per-CPU capacities (nil when
 // every CPU has capacity 1024) and the HZ default of the configuration:
@@ -105,8 +107,12 @@ func workIn(c *cpu, wall uint64) uint64 {
 func (s *Sim) workNow(ti int32) uint64 {
 	t := &s.tasks[ti]
 	w := t.work
-	if t.state == stRunning && t.progressing && t.inRun && !t.spin {
-		w += min(workIn(&s.cpus[t.runCPU], s.now-t.segStart), t.remaining)
+	if t.state == stRunning && t.progressing && t.inRun {
+		d := workIn(&s.cpus[t.runCPU], s.now-t.segStart)
+		if !t.spin {
+			d = min(d, t.remaining)
+		}
+		w += d
 	}
 	return w
 }

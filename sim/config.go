@@ -167,12 +167,15 @@ func LoadConfig(path string) (Config, error) {
 //	  "cpus": 1,                      // Config.CPUs: N single-thread cores in one LLC
 //	  "machine": {"packages": 1, "llcs_per_package": 1, "cores_per_llc": 4,
 //	              "threads_per_core": 2, "numbering": "linear"},  // or "x86"; a missing count is 1
+//	                                  // + "capacities": [C, ...] per CPU; or a whole machine:
+//	                                  // {"preset": "rb5"} (or "rb5-3091"), {"preset": "biglittle",
+//	                                  // "little": N, "big": M, "little_capacity": C, "big_capacity": 1024}
 //	  "nohz": "off",                  // or "idle"
 //	  "preset": "warm",               // or "boot"
 //	  "duration": "30s",              // Config.Duration
 //	  "features": "NO_PLACE_LAG",     // debugfs tokens applied to the kernel defaults
 //	  "base_slice": "700us",
-//	  "hz": 1000,
+//	  "hz": 1000,                     // default 1000, or the machine preset's (250 for rb5)
 //	  "timeline": "btree",            // or "rbtree"
 //	  "preempt": "full",              // or "lazy", "voluntary", "none" (Config.Preempt)
 //	  "cond_resched_every": "0", "might_resched_every": "0",

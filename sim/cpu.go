@@ -110,11 +110,14 @@ func (s *Sim) switchOut(c *cpu, ti int32) bool {
 	t := &s.tasks[ti]
 	t.runtime += s.clock(c) - t.tcIn
 	if t.progressing {
-		if t.inRun && !t.spin {
+		switch {
+		case t.inRun && !t.spin:
 			// remaining −= the work of this segment (asym.go)
 			w := min(workIn(c, s.now-t.segStart), t.remaining)
 			t.remaining -= w
 			t.work += w
+		case t.spin:
+			t.work += workIn(c, s.now-t.segStart)
 		}
 		t.progressing = false
 	}

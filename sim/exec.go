@@ -32,6 +32,7 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 		return
 	}
 	if t.spin {
+		t.segStart = s.now
 		switch {
 		case t.spinEnd == 0:
 		case t.spinEnd <= s.now:
@@ -53,7 +54,9 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 func (s *Sim) phaseDone(c *cpu, ti int32) {
 	t := &s.tasks[ti]
 	wasSys := t.sys
-	if !t.spin {
+	if t.spin {
+		t.work += workIn(c, s.now-t.segStart)
+	} else {
 		t.work += t.remaining // the work left when the phase last resumed
 	}
 	t.inRun, t.spin, t.sys = false, false, false
@@ -103,7 +106,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			s.postDone(addSat(s.now, wallFor(c, d)), ti, c.id, gen)
 			return
 		case opSpin:
-			t.inRun, t.spin, t.spinEnd = true, true, 0
+			t.inRun, t.spin, t.spinEnd, t.segStart = true, true, 0, s.now
 			return
 		case opSpinUntil:
 			end := in.a
@@ -114,7 +117,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				t.pc++
 				continue
 			}
-			t.inRun, t.spin, t.spinEnd = true, true, end
+			t.inRun, t.spin, t.spinEnd, t.segStart = true, true, end, s.now
 			s.postDone(end, ti, c.id, gen)
 			return
 		case opSleep:

@@ -157,7 +157,7 @@ type TaskReport struct {
 	Marks           []MarkReport    `json:"marks,omitempty"`   // its Mark counts, by label
 	Exited          bool            `json:"exited"`            // the program ended
 	ExitNs          uint64          `json:"exit_ns"`           // when it ended
-	// WorkNs is the work its Run and Sys phases did, in CPU time at
+	// WorkNs is the work its Run, Sys and Spin phases did, in CPU time at
 	// capacity 1024 (asym.go); on an asymmetric machine only: 0, and left
 	// out, on a symmetric one, where it would be those phases' CPU time.
 	WorkNs uint64 `json:"work_ns,omitempty"`

@@ -126,7 +126,7 @@ type task struct {
 
 	// Metrics.
 	runtime        uint64
-	work           uint64 // work of its Run and Sys phases done (asym.go)
+	work           uint64 // work its Run, Sys and Spin phases did (asym.go)
 	switches       uint64
 	preempted      uint64
 	wakeups        uint64
