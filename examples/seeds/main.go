@@ -216,7 +216,7 @@ func mark(ok bool) string {
 // can contradict the full run's. The example is simulation seed 1's.
 const quickWarning = `warning: --quick runs are shorter and, for seeds 000 and 002, on 2 CPUs instead of 8: their tables
   can point the other way from the full run's. Seed 000's custom-slice "before" column, simulation
-  seed 1: p99.9 +576 % against the default slices in the quick table, -88 % in the full run.
+  seed 1: maximum +209 % against the default slices in the quick table, -47 % in the full run.
 `
 
 // How progress is shown.
