@@ -130,7 +130,8 @@ var (
 	}
 )
 
-// startJitter spreads the creation of the tasks over one tick (HZ=1000),
+// startJitter spreads the creation of the tasks over 1 ms (a tick at HZ
+// 1000, a quarter of one on the RB5 at HZ 250),
 // drawn from the simulation seed: the phase of task creation against the
 // tick and against each other is what differs between two runs of the
 // same benchmark on a real machine, and it is what makes the seeds differ
