@@ -70,8 +70,8 @@ type Config struct {
 	// value for the machine: 700 µs × (1 + ilog2(min(CPUs, 8))), that is
 	// 0.7, 1.4, 2.1 and 2.8 ms for 1, 2–3, 4–7 and 8 or more CPUs.
 	BaseSlice time.Duration
-	// HZ is the tick rate (default 1000, or MachinePreset's); TICK_NSEC = (10^9 + HZ/2) / HZ is
-	// the tick period and enters the lag clamp.
+	// HZ is the tick rate (default 1000, or MachinePreset's); TICK_NSEC =
+	// (10^9 + HZ/2) / HZ is the tick period and enters the lag clamp.
 	HZ int
 	// Timeline selects the runqueue's timeline backend.
 	Timeline eevdf.Backend

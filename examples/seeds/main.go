@@ -25,7 +25,10 @@
 //	--out DIR     also write every run's report (JSON, CSV) and PNG plots:
 //	              latency tails (1 − CDF, log scale, every seed), each
 //	              figure's per-seed values (figure1, figure2, … in the order
-//	              the verdicts are printed) and seed 004's CPU shares
+//	              the verdicts are printed) and seed 004's CPU shares; for
+//	              them seeds 000 and 002 run their default-slice column in
+//	              every seed, which otherwise only the first seed's table
+//	              needs
 //	--quiet       no progress output; without it, a progress bar when
 //	              stderr is a terminal, a line per quarter of a long
 //	              experiment otherwise
