@@ -32,6 +32,20 @@ type Config struct {
 	// topology builds and whose fair class package smp runs. The zero
 	// Machine means the CPUs shorthand; giving both, they must agree.
 	Machine topology.Machine
+	// MachinePreset names a machine of package topology
+	// (topology.LookupMachine: "rb5", "rb5-3091", or
+	// "biglittle:N*C,M*D" for N little CPUs of capacity C then M big ones
+	// of D): its shape, its CPUs' capacities and, unless HZ is set, its HZ
+	// (250 for the RB5 and biglittle). Machine, CPUs and Capacities may
+	// then be left zero; given, they must agree with it.
+	MachinePreset string
+	// Capacities are the CPUs' original capacities
+	// (arch_scale_cpu_capacity, in CPU id order, the largest 1024); nil
+	// gives every CPU 1024. Unequal capacities make the machine
+	// asymmetric (KERNEL-SPEC-ASYM): smp places and balances by them, a
+	// Run or Sys phase's work takes 1024/C times its CPU time at capacity
+	// 1024 on a CPU of capacity C, and reports give capacities and work.
+	Capacities []uint64
 	// Nohz is the tick mode of idle CPUs: smp.NohzOff (the default, the
 	// mode KERNEL-SPEC-SMP calls exact: every CPU ticks, idle or not, so
 	// that an idle CPU runs its own periodic balancing) or smp.NohzIdle
@@ -67,8 +81,8 @@ type Config struct {
 	// 0.7, 1.4, 2.1 and 2.8 ms for 1, 2–3, 4–7 and 8 or more CPUs (750 µs
 	// for the factor under v6.12 and v6.6).
 	BaseSlice time.Duration
-	// HZ is the tick rate (default 1000); TICK_NSEC = (10^9 + HZ/2) / HZ is
-	// the tick period and enters the lag clamp.
+	// HZ is the tick rate (default 1000, or MachinePreset's); TICK_NSEC =
+	// (10^9 + HZ/2) / HZ is the tick period and enters the lag clamp.
 	HZ int
 	// Timeline selects the runqueue's timeline backend.
 	Timeline eevdf.Backend
@@ -159,13 +173,16 @@ func LoadConfig(path string) (Config, error) {
 //	  "cpus": 1,                      // Config.CPUs: N single-thread cores in one LLC
 //	  "machine": {"packages": 1, "llcs_per_package": 1, "cores_per_llc": 4,
 //	              "threads_per_core": 2, "numbering": "linear"},  // or "x86"; a missing count is 1
+//	                                  // + "capacities": [C, ...] per CPU; or a whole machine:
+//	                                  // {"preset": "rb5"} (or "rb5-3091"), {"preset": "biglittle",
+//	                                  // "little": N, "big": M, "little_capacity": C, "big_capacity": 1024}
 //	  "nohz": "off",                  // or "idle"
 //	  "preset": "warm",               // or "boot"
 //	  "duration": "30s",              // Config.Duration
 //	  "kernel": "v7.3",               // or v7.1, v7.0, v6.18, v6.12, v6.6 (Config.Kernel)
 //	  "features": "NO_PLACE_LAG",     // debugfs tokens applied to the kernel's defaults
 //	  "base_slice": "700us",
-//	  "hz": 1000,
+//	  "hz": 1000,                     // default 1000, or the machine preset's (250 for rb5)
 //	  "timeline": "btree",            // or "rbtree"
 //	  "preempt": "full",              // or "lazy", "voluntary", "none" (Config.Preempt)
 //	  "cond_resched_every": "0", "might_resched_every": "0",
@@ -303,11 +320,9 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		cfg.HZ = *jc.HZ
 	}
 	if jc.Machine != nil {
-		m, err := jc.Machine.machine()
-		if err != nil {
+		if err := jc.Machine.apply(&cfg); err != nil {
 			return Config{}, offs.place("machine", err)
 		}
-		cfg.Machine = m
 	}
 	switch jc.Nohz {
 	case "", "off":
@@ -447,6 +462,7 @@ type jsonMachine struct {
 	CoresPerLLC    *int   `json:"cores_per_llc"`
 	ThreadsPerCore *int   `json:"threads_per_core"`
 	Numbering      string `json:"numbering"`
+	jsonAsym              // "preset", "capacities" and biglittle's keys (asym.go)
 }
 
 func (j *jsonMachine) machine() (topology.Machine, error) {

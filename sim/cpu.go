@@ -17,6 +17,8 @@ type cpu struct {
 	reschedPending bool  // an evResched is queued (Config.WakeupCost)
 	inCall         bool  // its task is inside a zero-time system call (kernel mode, preempt.go)
 
+	capacity uint64 // arch_scale_cpu_capacity: 1024 but on an asymmetric machine (asym.go)
+
 	// Metrics.
 	switches    uint64
 	preemptions uint64
@@ -104,9 +106,14 @@ func (s *Sim) switchOut(c *cpu, ti int32) bool {
 	t := &s.tasks[ti]
 	t.runtime += s.clock(c) - t.tcIn
 	if t.progressing {
-		if t.inRun && !t.spin {
-			// remaining −= the CPU time of this segment
-			t.remaining -= min(s.now-t.segStart, t.remaining)
+		switch {
+		case t.inRun && !t.spin:
+			// remaining −= the work of this segment (asym.go)
+			w := min(workIn(c, s.now-t.segStart), t.remaining)
+			t.remaining -= w
+			t.work += w
+		case t.spin:
+			t.work += workIn(c, s.now-t.segStart)
 		}
 		t.progressing = false
 	}

@@ -91,11 +91,24 @@
 // simulation did.
 //
 // Not modelled: other scheduling classes, interrupts' and softirqs' CPU
-// time, frequency and capacity, IPI and wakeup-queue latencies (a remote
-// wakeup takes effect at once), and the cost of scheduler code except
-// through the two cost parameters. What smp does not model (KERNEL-SPEC-SMP
-// §0.3: asymmetric capacities, NUMA, bandwidth control, …) the simulator
-// does not have either.
+// time, frequency (every CPU runs at its highest), IPI and wakeup-queue
+// latencies (a remote wakeup takes effect at once), and the cost of
+// scheduler code except through the two cost parameters. What smp does
+// not model (KERNEL-SPEC-SMP §0.3: NUMA, bandwidth control, energy-aware
+// placement, …) the simulator does not have either.
+//
+// # Asymmetric machines
+//
+// Config.MachinePreset (a topology preset such as "rb5") or
+// Config.Capacities give the CPUs capacities below 1024
+// (KERNEL-SPEC-ASYM). A Run or Sys phase is then work, the CPU time it
+// takes at capacity 1024: on a CPU of capacity C it progresses at C/1024
+// of wall speed, and the task is charged the longer wall time as CPU
+// time, as the kernel charges it. A segment of e ns does ⌊e·C/1024⌋ ns of
+// work and a phase with w ns left ends ⌈w·1024/C⌉ ns after it resumes;
+// at 1024 both are the identity, so a symmetric machine's numbers are
+// unchanged. Reports give capacities and each task's work
+// (TaskReport.WorkNs) on an asymmetric machine only.
 //
 // # Preemption models and timer slack
 //

@@ -188,7 +188,7 @@ func Simulate(cfg Config) (*Report, error) {
 
 func (s *Sim) configure() error {
 	cfg := &s.cfg
-	m, err := cfg.machine()
+	m, caps, hz, err := cfg.resolveMachine()
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func (s *Sim) configure() error {
 		return fmt.Errorf("negative base slice")
 	}
 	if cfg.HZ == 0 {
-		cfg.HZ = 1000
+		cfg.HZ = hz // 1000, or the machine preset's
 	}
 	if cfg.HZ < 1 || cfg.HZ > 100000 {
 		return fmt.Errorf("hz %d outside 1..100000", cfg.HZ)
@@ -243,7 +243,7 @@ func (s *Sim) configure() error {
 		}
 		s.preset = *cfg.Preset
 	}
-	top, err := topology.Build(m)
+	top, err := buildTopology(m, caps)
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (s *Sim) configure() error {
 	}
 	s.cpus = make([]cpu, cfg.CPUs)
 	for i := range s.cpus {
-		s.cpus[i] = cpu{id: int32(i), rq: s.sys.RQ(i), curr: -1}
+		s.cpus[i] = cpu{id: int32(i), rq: s.sys.RQ(i), capacity: top.CPUCapacity(i), curr: -1}
 	}
 	s.ticking, s.due = top.NewMask(), top.NewMask()
 	s.doneApart = cfg.CPUs == 1

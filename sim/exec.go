@@ -32,6 +32,7 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 		return
 	}
 	if t.spin {
+		t.segStart = s.now
 		switch {
 		case t.spinEnd == 0:
 		case t.spinEnd <= s.now:
@@ -46,13 +47,18 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 		return
 	}
 	t.segStart = s.now
-	s.postDone(addSat(s.now, t.remaining), ti, c.id, t.gen)
+	s.postDone(addSat(s.now, wallFor(c, t.remaining)), ti, c.id, t.gen)
 }
 
 // phaseDone ends the running task's Run or Spin phase and goes on.
 func (s *Sim) phaseDone(c *cpu, ti int32) {
 	t := &s.tasks[ti]
 	wasSys := t.sys
+	if t.spin {
+		t.work += workIn(c, s.now-t.segStart)
+	} else {
+		t.work += t.remaining // the work left when the phase last resumed
+	}
 	t.inRun, t.spin, t.sys = false, false, false
 	t.remaining, t.spinEnd = 0, 0
 	t.pc++
@@ -97,10 +103,10 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			}
 			t.inRun, t.remaining, t.segStart = true, d, s.now
 			t.sys, t.sysLen = in.flag == 1, d
-			s.postDone(addSat(s.now, d), ti, c.id, gen)
+			s.postDone(addSat(s.now, wallFor(c, d)), ti, c.id, gen)
 			return
 		case opSpin:
-			t.inRun, t.spin, t.spinEnd = true, true, 0
+			t.inRun, t.spin, t.spinEnd, t.segStart = true, true, 0, s.now
 			return
 		case opSpinUntil:
 			end := in.a
@@ -111,7 +117,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				t.pc++
 				continue
 			}
-			t.inRun, t.spin, t.spinEnd = true, true, end
+			t.inRun, t.spin, t.spinEnd, t.segStart = true, true, end, s.now
 			s.postDone(end, ti, c.id, gen)
 			return
 		case opSleep:

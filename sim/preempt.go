@@ -123,7 +123,8 @@ func (s *Sim) armPoint(c *cpu) {
 	if !t.progressing || t.pointAt >= s.now && t.pointGen == t.gen && t.pointAt != 0 {
 		return
 	}
-	done := t.sysLen - t.remaining + (s.now - t.segStart) // kernel time spent in the phase
+	// Kernel work done in the phase (asym.go: CPU time at capacity 1024).
+	done := t.sysLen - t.remaining + min(workIn(c, s.now-t.segStart), t.remaining)
 	if s.model == eevdf.PreemptVoluntary && s.mightEvery > 0 && s.condEvery > 0 {
 		// The next point of either series.
 		every = min(nextPoint(done, s.condEvery), nextPoint(done, s.mightEvery)) - done
@@ -133,7 +134,10 @@ func (s *Sim) armPoint(c *cpu) {
 	if done+every >= t.sysLen {
 		return // the return to user space comes first
 	}
-	t.pointAt, t.pointGen = s.now+every, t.gen
+	// The first instant the segment's work reaches the point: now+every
+	// at capacity 1024.
+	t.pointAt = max(s.now, t.segStart+wallFor(c, done+every-(t.sysLen-t.remaining)))
+	t.pointGen = t.gen
 	s.post(t.pointAt, evPoint, c.curr, c.id, t.gen)
 }
 

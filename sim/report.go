@@ -50,6 +50,9 @@ type Report struct {
 	// until a return to user space or a cond_resched / might_resched
 	// point (a lazy request's tick upgrade is not counted).
 	DeferredResched uint64 `json:"deferred_resched,omitempty"`
+	// Capacities are the CPUs' original capacities on an asymmetric
+	// machine, nil (left out) when every CPU has 1024.
+	Capacities []uint64 `json:"capacities,omitempty"`
 
 	Placement       PlacementReport  `json:"placement"`        // how tasks reached their CPUs
 	MigrationCauses []MigrationCause `json:"migration_causes"` // Migrations by cause, and fork balance
@@ -161,6 +164,10 @@ type TaskReport struct {
 	Exited          bool            `json:"exited"`            // the program ended
 	ExitNs          uint64          `json:"exit_ns"`           // when it ended
 	Core            *TaskCoreReport `json:"core,omitempty"`    // core scheduling, if it was on
+	// WorkNs is the work its Run, Sys and Spin phases did, in CPU time at
+	// capacity 1024 (asym.go); on an asymmetric machine only: 0, and left
+	// out, on a symmetric one, where it would be those phases' CPU time.
+	WorkNs uint64 `json:"work_ns,omitempty"`
 	// Samples are the latency samples in the order recorded.
 	Samples []uint64 `json:"-"`
 }
@@ -188,6 +195,8 @@ type WorkloadReport struct {
 	RunTimeNs uint64          `json:"run_time_ns"`       // DoneNs − StartNs (if Done)
 	Latency   *LatencySummary `json:"latency,omitempty"` // all its tasks' samples
 	Marks     []MarkReport    `json:"marks,omitempty"`   // Mark counts summed over its tasks
+	// WorkNs is the work of its tasks (TaskReport.WorkNs).
+	WorkNs uint64 `json:"work_ns,omitempty"`
 	// Samples merges the tasks' latency samples, task by task.
 	Samples []uint64 `json:"-"`
 }
@@ -339,6 +348,7 @@ func (s *Sim) Report() *Report {
 		}
 		r.Workloads = append(r.Workloads, wr)
 	}
+	s.reportWork(r)
 	for i := range s.cpus {
 		c := &s.cpus[i]
 		busy := c.busy
@@ -559,6 +569,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if r.CPUs > 1 {
 		fmt.Fprintf(bw, "machine %s, nohz %s, %s start\n", r.Machine, r.Nohz, r.Preset)
 	}
+	if len(r.Capacities) > 0 {
+		fmt.Fprintf(bw, "capacities %s\n", capacitiesText(r.Capacities))
+	}
 	if r.Preempt != "" || r.TimerSlackNs > 0 {
 		fmt.Fprintf(bw, "preemption %s, timer slack %s ms, deferred reschedules %d\n",
 			orDefault(r.Preempt, "full"), ms3(r.TimerSlackNs), r.DeferredResched)
@@ -582,7 +595,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	for i := range r.Workloads {
 		wr := &r.Workloads[i]
-		fmt.Fprintf(bw, "\n== %s (%s): %d task(s), %s ms of CPU\n", wr.Name, wr.Kind, wr.NTasks, ms3(wr.RuntimeNs))
+		fmt.Fprintf(bw, "\n== %s (%s): %d task(s), %s ms of CPU", wr.Name, wr.Kind, wr.NTasks, ms3(wr.RuntimeNs))
+		if len(r.Capacities) > 0 {
+			fmt.Fprintf(bw, ", %s ms of work", ms3(wr.WorkNs))
+		}
+		fmt.Fprintln(bw)
 		if wr.Done {
 			fmt.Fprintf(bw, "Time: %s\n", s3(wr.RunTimeNs))
 		}
@@ -681,6 +698,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	row("run", "", "seed", u(r.Seed))
 	row("run", "", "cpus", strconv.Itoa(r.CPUs))
 	row("run", "", "machine", r.Machine)
+	if len(r.Capacities) > 0 {
+		row("run", "", "capacities", capacitiesText(r.Capacities))
+	}
 	row("run", "", "nohz", r.Nohz)
 	row("run", "", "preset", r.Preset)
 	if r.Kernel != "" {
@@ -763,6 +783,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		row("workload", wr.Name, "tasks", strconv.Itoa(wr.NTasks))
 		row("workload", wr.Name, "start_ns", u(wr.StartNs))
 		row("workload", wr.Name, "runtime_ns", u(wr.RuntimeNs))
+		if len(r.Capacities) > 0 {
+			row("workload", wr.Name, "work_ns", u(wr.WorkNs))
+		}
 		row("workload", wr.Name, "done", strconv.FormatBool(wr.Done))
 		row("workload", wr.Name, "done_ns", u(wr.DoneNs))
 		row("workload", wr.Name, "run_time_ns", u(wr.RunTimeNs))
@@ -778,6 +801,9 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		row("task", t.Name, "slice_ns", u(t.SliceNs))
 		row("task", t.Name, "cookie", u(t.Cookie))
 		row("task", t.Name, "runtime_ns", u(t.RuntimeNs))
+		if len(r.Capacities) > 0 {
+			row("task", t.Name, "work_ns", u(t.WorkNs))
+		}
 		row("task", t.Name, "switches", u(t.Switches))
 		row("task", t.Name, "preemptions", u(t.Preemptions))
 		row("task", t.Name, "wakeups", u(t.Wakeups))

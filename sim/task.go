@@ -108,7 +108,7 @@ type task struct {
 	slack       uint64 // timer slack (slack.go)
 	spin        bool   // the phase is a Spin (no CPU-time budget)
 	progressing bool   // running past the switch cost
-	remaining   uint64 // CPU time left in the Run phase
+	remaining   uint64 // work left in the Run phase: CPU time at capacity 1024 (asym.go)
 	segStart    uint64 // when the current running segment started
 	spinEnd     uint64 // end of a SpinFor phase (0: none)
 	opLeft      uint64 // messages left in the current Send or Recv
@@ -130,6 +130,7 @@ type task struct {
 
 	// Metrics.
 	runtime        uint64
+	work           uint64 // work its Run, Sys and Spin phases did (asym.go)
 	switches       uint64
 	preempted      uint64
 	wakeups        uint64

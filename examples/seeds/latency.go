@@ -47,24 +47,38 @@ func latencyConfig(m machine, seed uint64, d time.Duration, c latencyColumn) sim
 	return m.config(seed, d, parse(c.tokens), ct, hb)
 }
 
-// runLatency simulates every column in every seed and prints the table of
-// the first seed; it returns the summaries by seed, then column.
+// runLatency simulates the columns in every seed and prints the table of
+// the first seed; it returns the summaries by seed, then column. The
+// first column (the default slices) enters only the table, the first
+// seed's, and no verdict: the other seeds run it only for --out's files
+// and plots, and their summaries of it are zero otherwise.
 func runLatency(o options, w io.Writer, progress func(float64), id string, d time.Duration, cols []latencyColumn) ([][]sim.LatencySummary, error) {
 	m := latencyMachine(o)
+	type run struct{ k, c int }
+	var runs []run
 	var cfgs []sim.Config
-	for _, seed := range o.seedList() {
-		for _, c := range cols {
-			cfgs = append(cfgs, latencyConfig(m, seed, d, c))
+	for k, seed := range o.seedList() {
+		for c, col := range cols {
+			if c == 0 && k > 0 && o.out == "" {
+				continue
+			}
+			runs = append(runs, run{k, c})
+			cfgs = append(cfgs, latencyConfig(m, seed, d, col))
 		}
 	}
-	reports, err := sweep(cfgs, progress)
+	got, err := sweep(cfgs, progress)
 	if err != nil {
 		return nil, err
 	}
 	sums := make([][]sim.LatencySummary, o.runs)
-	for i, r := range reports {
-		k, c := i/len(cols), i%len(cols)
-		sums[k] = append(sums[k], *r.Workloads[0].Latency)
+	reports := make([]*sim.Report, o.runs*len(cols))
+	for k := range sums {
+		sums[k] = make([]sim.LatencySummary, len(cols))
+	}
+	for i, r := range got {
+		k, c := runs[i].k, runs[i].c
+		sums[k][c] = *r.Workloads[0].Latency
+		reports[k*len(cols)+c] = r
 		if err := save(o, fmt.Sprintf("seed%s-%s-s%d", id, cols[c].slug, o.seedList()[k]), r); err != nil {
 			return nil, err
 		}
@@ -212,6 +226,7 @@ func seed000(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	if err != nil {
 		return nil, err
 	}
+	printBesideThread(w, o, cols, s, thread000)
 	return []*figure{
 		lower("99.9th percentile wakeup latency lower with DELAY_LAG_FLOOR (thread: 2707 -> 1300 us)", "p99.9 wakeup latency", cols, s, p999),
 	}, nil
@@ -229,6 +244,7 @@ func seed002(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	if err != nil {
 		return nil, err
 	}
+	printBesideThread(w, o, cols, s, thread002)
 	return []*figure{
 		lower("99.9th percentile wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 2288 -> 727 us)", "p99.9 wakeup latency", cols, s, p999),
 		lower("maximum wakeup latency lower with PREEMPT_FLUSH_DELAYED (thread: 9252 -> 7461 us)", "maximum wakeup latency", cols, s, maxLat),

@@ -31,9 +31,24 @@ type machine struct {
 	// by every experiment, baseline and patch alike: a typical cost of a
 	// switch on the arm64 and x86 machines the threads measured on.
 	switchCost time.Duration
+	// preset names the topology machine preset (its capacities; the shape
+	// is topo's), "" for CPUs of capacity 1024.
+	preset string
+	// hz is the kernel's tick rate; 0 is 1000.
+	hz int
+	// timerSlack is every fair task's timer slack (0: timers fire on time)
+	// and wakeupCost the time from a wakeup's request to its preemption
+	// point (the interrupt and wakeup path), both Config's.
+	timerSlack, wakeupCost time.Duration
+	// kernel says what kernel configuration the settings above stand for,
+	// "" for none in particular.
+	kernel string
 }
 
 const switchCost = 2 * time.Microsecond
+
+// rb5Kernel is what the RB5's settings stand for.
+const rb5Kernel = "arm64 defconfig (full preemption, HZ=250); cyclictest's default timer slack; wakeup path 4µs + the switch"
 
 // oneLLC is n single-thread cores sharing one last-level cache.
 func oneLLC(n int) topology.Machine {
@@ -49,20 +64,36 @@ var (
 	// threads' tables agree on the count: their default slice, 2.8 ms,
 	// is the kernel's for eight or more CPUs. The cores are of two kinds,
 	// which the kernel sees as CPU capacities (SD_ASYM_CPUCAPACITY,
-	// capacity-aware wakeup placement, misfit migration); the simulator
-	// gives every CPU the same capacity.
+	// capacity-aware wakeup placement, misfit migration): the topology
+	// preset "rb5" (KERNEL-SPEC-ASYM §10.1: 284 for CPUs 0–3, 871 for 4–6,
+	// 1024 for the prime CPU 7). Its kernel is built from arm64's
+	// defconfig (KERNEL-SPEC-PREEMPT §9.1): HZ 250 and full preemption;
+	// cyclictest --policy=fair is a SCHED_OTHER task, which sleeps with
+	// the default timer slack of 50 µs. The wakeup path (interrupt,
+	// try_to_wake_up, the switch and the syscall return: about 6–7 µs by
+	// the threads' median, §7.4) is the 2 µs switch and a 4 µs wakeup cost.
 	rb5 = machine{
 		topo:       oneLLC(8),
-		source:     "the threads' Snapdragon RB5 (QRB5165): one cluster of 8 cores sharing its L3, no SMT",
-		unmodelled: "its big.LITTLE capacities (4 Cortex-A77, 4 Cortex-A55): every CPU here has capacity 1024",
+		preset:     "rb5",
+		source:     "the threads' Snapdragon RB5 (QRB5165): one cluster of 8 cores sharing its L3, no SMT; 4 little CPUs and 4 big ones",
+		unmodelled: "frequency (every CPU at its highest), energy-aware placement, idle states",
 		switchCost: switchCost,
+		hz:         250,
+		timerSlack: 50 * time.Microsecond,
+		wakeupCost: 4 * time.Microsecond,
+		kernel:     rb5Kernel,
 	}
 	// rb5Quick stands in for rb5 in --quick runs: the same workload on
-	// fewer CPUs simulates several times faster.
+	// fewer CPUs, one little and one big, simulates several times faster.
 	rb5Quick = machine{
 		topo:       oneLLC(2),
-		source:     "--quick: 2 CPUs standing in for the threads' 8-CPU Snapdragon RB5, to keep the run short",
+		preset:     "biglittle:1*284,1*1024",
+		source:     "--quick: 2 CPUs (one little of capacity 284, one big) standing in for the threads' 8-CPU Snapdragon RB5, to keep the run short",
 		switchCost: switchCost,
+		hz:         250,
+		timerSlack: 50 * time.Microsecond,
+		wakeupCost: 4 * time.Microsecond,
+		kernel:     rb5Kernel,
 	}
 	// assumed8 is seed 003's machine. The thread gives hackbench times
 	// only and names no machine: eight CPUs in one LLC is an assumption.
@@ -100,7 +131,8 @@ var (
 	}
 )
 
-// startJitter spreads the creation of the tasks over one tick (HZ=1000),
+// startJitter spreads the creation of the tasks over 1 ms (a tick at HZ
+// 1000, a quarter of one on the RB5 at HZ 250),
 // drawn from the simulation seed: the phase of task creation against the
 // tick and against each other is what differs between two runs of the
 // same benchmark on a real machine, and it is what makes the seeds differ
@@ -135,7 +167,7 @@ func (m machine) layout() string {
 			n, t.Packages, t.LLCsPerPackage, t.CoresPerLLC, t.ThreadsPerCore)
 	}
 	shape += fmt.Sprintf(" (%v)", t)
-	topo, err := topology.Build(t)
+	topo, err := m.build()
 	if err != nil {
 		return shape + ": " + err.Error()
 	}
@@ -146,7 +178,31 @@ func (m machine) layout() string {
 	if len(doms) == 0 {
 		return shape + ", no scheduling domains"
 	}
-	return shape + ", domains " + strings.Join(doms, " ")
+	shape += ", domains " + strings.Join(doms, " ")
+	if caps := topo.Capacities(); caps != nil {
+		shape += fmt.Sprintf(", capacities %v (%s)", caps, m.preset)
+	}
+	return shape
+}
+
+// build builds the machine's topology, with its preset's capacities.
+func (m machine) build() (*topology.Topology, error) {
+	if m.preset == "" {
+		return topology.Build(m.topo)
+	}
+	p, err := topology.LookupMachine(m.preset)
+	if err != nil {
+		return nil, err
+	}
+	return topology.BuildCapacities(m.topo, p.Capacities)
+}
+
+// hzOr1000 is the machine's HZ.
+func (m machine) hzOr1000() int {
+	if m.hz == 0 {
+		return 1000
+	}
+	return m.hz
 }
 
 // describe is the machine's paragraph in the output; d, if positive, is
@@ -161,7 +217,14 @@ func (m machine) describe(d time.Duration) string {
 	if m.coreSched {
 		fmt.Fprintf(&b, "  core scheduling: the kernel's (package smp), on the core's SMT threads, for the tasks' cookies\n")
 	}
-	fmt.Fprintf(&b, "  base slice %v, HZ=1000, context switch %v, tasks created within %v", m.baseSlice(), m.switchCost, startJitter)
+	if m.kernel != "" {
+		fmt.Fprintf(&b, "  kernel: %s\n", m.kernel)
+	}
+	fmt.Fprintf(&b, "  base slice %v, HZ=%d, context switch %v", m.baseSlice(), m.hzOr1000(), m.switchCost)
+	if m.timerSlack > 0 || m.wakeupCost > 0 {
+		fmt.Fprintf(&b, ", timer slack %v, wakeup cost %v", m.timerSlack, m.wakeupCost)
+	}
+	fmt.Fprintf(&b, ", tasks created within %v", startJitter)
 	if d > 0 {
 		fmt.Fprintf(&b, "; %v simulated", d)
 	}
@@ -173,14 +236,19 @@ func (m machine) describe(d time.Duration) string {
 // ticking, a warm start, placement and balancing by package smp.
 func (m machine) config(seed uint64, d time.Duration, fs features.Set, ws ...sim.Workload) sim.Config {
 	return sim.Config{
-		Seed:        seed,
-		Machine:     m.topo,
-		Duration:    d,
-		Features:    &fs,
-		HZ:          1000,
-		SwitchCost:  m.switchCost,
-		StartJitter: startJitter,
-		Workloads:   ws,
+		Seed:       seed,
+		Machine:    m.topo,
+		Duration:   d,
+		Features:   &fs,
+		HZ:         m.hzOr1000(),
+		SwitchCost: m.switchCost,
+		// The RB5's capacities, timer slack and wakeup path; none
+		// elsewhere, where these are zero.
+		MachinePreset: m.preset,
+		TimerSlack:    m.timerSlack,
+		WakeupCost:    m.wakeupCost,
+		StartJitter:   startJitter,
+		Workloads:     ws,
 	}
 }
 

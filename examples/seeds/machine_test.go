@@ -32,8 +32,8 @@ func TestMachinesAreTheThreads(t *testing.T) {
 		domains string
 		says    []string
 	}{
-		{"rb5", rb5, "MC {0-7}", []string{"8 CPUs, one LLC of 8 single-thread cores", "Snapdragon RB5", "not modelled: its big.LITTLE capacities", "base slice 2.8ms"}},
-		{"rb5Quick", rb5Quick, "MC {0-1}", []string{"2 CPUs", "--quick", "Snapdragon RB5"}},
+		{"rb5", rb5, "MC {0-7}", []string{"8 CPUs, one LLC of 8 single-thread cores", "Snapdragon RB5", "capacities [284 284 284 284 871 871 871 1024] (rb5)", "base slice 2.8ms, HZ=250", "timer slack 50µs"}},
+		{"rb5Quick", rb5Quick, "MC {0-1}", []string{"2 CPUs", "--quick", "Snapdragon RB5", "capacities [284 1024]", "HZ=250"}},
 		{"assumed8", assumed8, "MC {0-7}", []string{"8 CPUs, one LLC", "an assumption: the thread names no machine"}},
 		{"pinnedCPU", pinnedCPU, "", []string{"1 CPU", "no scheduling domains", "taskset -c 1", "base slice 700µs"}},
 		{"smtPair", smtPair, "SMT {0-1}", []string{"one core of 2 SMT threads", "domains SMT {0-1}", "core scheduling: the kernel's (package smp), on the core's SMT threads"}},

@@ -25,7 +25,10 @@
 //	--out DIR     also write every run's report (JSON, CSV) and PNG plots:
 //	              latency tails (1 − CDF, log scale, every seed), each
 //	              figure's per-seed values (figure1, figure2, … in the order
-//	              the verdicts are printed) and seed 004's CPU shares
+//	              the verdicts are printed) and seed 004's CPU shares; for
+//	              them seeds 000 and 002 run their default-slice column in
+//	              every seed, which otherwise only the first seed's table
+//	              needs
 //	--quiet       no progress output; without it, a progress bar when
 //	              stderr is a terminal, a line per quarter of a long
 //	              experiment otherwise
@@ -245,7 +248,7 @@ func mark(ok bool) string {
 // can contradict the full run's. The example is simulation seed 1's.
 const quickWarning = `warning: --quick runs are shorter and, for seeds 000 and 002, on 2 CPUs instead of 8: their tables
   can point the other way from the full run's. Seed 000's custom-slice "before" column, simulation
-  seed 1: p99.9 +576 % against the default slices in the quick table, -88 % in the full run.
+  seed 1: maximum +209 % against the default slices in the quick table, -47 % in the full run.
 `
 
 // How progress is shown.

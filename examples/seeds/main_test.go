@@ -98,7 +98,7 @@ func TestQuickWarnsAboveItsTables(t *testing.T) {
 	if warn < 0 || table < 0 || warn > table {
 		t.Errorf("no warning above the tables:\n%s", out.String())
 	}
-	if !strings.Contains(out.String(), "+576 %") || !strings.Contains(out.String(), "-88 %") {
+	if !strings.Contains(out.String(), "+209 %") || !strings.Contains(out.String(), "-47 %") {
 		t.Errorf("the warning lacks seed 000's example:\n%s", out.String())
 	}
 	if errb.Len() != 0 {
