@@ -13,15 +13,6 @@ import (
 // why not where it cannot. An experiment that cannot run is printed as
 // such, with every reason, and the others run; it is not an error.
 
-// scenarioFiles are the threads' one-CPU scenarios in examples/scenarios,
-// which `fairclass replay --kernel` runs under every preset.
-var scenarioFiles = map[string]string{
-	"000": "examples/scenarios/seed000-delay-lag-floor.txt",
-	"002": "examples/scenarios/seed002-flush-delayed.txt",
-	"003": "examples/scenarios/seed003-join-lag.txt",
-	"004": "examples/scenarios/seed004-yield-loop.txt",
-}
-
 // kernelHeader is what the first line of the output adds for kernel k:
 // nothing for the modelled kernel, so that the default output stays as it
 // was.
@@ -32,9 +23,8 @@ func kernelHeader(k eevdf.Kernel) string {
 	return ", kernel " + k.String()
 }
 
-// limit is one reason an experiment cannot run under a kernel: a sentence,
-// and a command that runs what can run instead, or "".
-type limit struct{ why, instead string }
+// limit is one reason an experiment cannot run under a kernel.
+type limit struct{ why string }
 
 // kernelLimits returns why experiment id cannot run under kernel k, or nil
 // if it can. The kernel's own reasons come first (KERNEL-SPEC-LTS): seeds
@@ -44,9 +34,7 @@ type limit struct{ why, instead string }
 // v6.18 and earlier kernels is always the deadline bump, which leaves seed
 // 004's variants nothing to select (Part I D41, Part II §2.14). A kernel
 // has its own reason exactly where the thread's toggle changes nothing in
-// the replay of the thread's scenario under it (kernel_test.go). Then,
-// for every kernel but the modelled one, the simulator's: package sim
-// runs only the modelled kernel's fair class.
+// the replay of the thread's scenario under it (kernel_test.go).
 func kernelLimits(id string, k eevdf.Kernel) []limit {
 	var why []limit
 	switch id {
@@ -67,13 +55,6 @@ func kernelLimits(id string, k eevdf.Kernel) []limit {
 				"whose yield the toggles select.", k)})
 		}
 	}
-	if k != eevdf.KernelV73 {
-		why = append(why, limit{
-			why: fmt.Sprintf("the simulator runs only the modelled kernel's fair class (sim.Config selects no kernel), "+
-				"so every runqueue would be v7.3's; the thread's one-CPU scenario runs under %v in replay:", k),
-			instead: fmt.Sprintf("go run ./cmd/fairclass replay %s --kernel %v --table", scenarioFiles[id], k),
-		})
-	}
 	return why
 }
 
@@ -92,9 +73,6 @@ func printNotRun(w io.Writer, k eevdf.Kernel, why []limit) {
 			line += " " + word
 		}
 		fmt.Fprintln(w, line)
-		if l.instead != "" {
-			fmt.Fprintf(w, "      %s\n", l.instead)
-		}
 	}
 }
 

@@ -53,7 +53,7 @@ func latencyConfig(m machine, seed uint64, d time.Duration, c latencyColumn) sim
 // seed's, and no verdict: the other seeds run it only for --out's files
 // and plots, and their summaries of it are zero otherwise.
 func runLatency(o options, w io.Writer, progress func(float64), id string, d time.Duration, cols []latencyColumn) ([][]sim.LatencySummary, error) {
-	m := latencyMachine(o)
+	m := latencyMachine(o).under(o.kernel)
 	type run struct{ k, c int }
 	var runs []run
 	var cfgs []sim.Config
@@ -66,7 +66,7 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 			cfgs = append(cfgs, latencyConfig(m, seed, d, col))
 		}
 	}
-	got, err := sweep(cfgs, progress)
+	got, err := sweep(o, cfgs, progress)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/sim"
 	"github.com/schedmodel/fairclass/topology"
@@ -43,6 +44,16 @@ type machine struct {
 	// kernel says what kernel configuration the settings above stand for,
 	// "" for none in particular.
 	kernel string
+	// release is the kernel preset the experiment runs under (--kernel;
+	// the zero value is the modelled v7.3): it sets the base slice the
+	// description gives. sweep puts the runs themselves under it.
+	release eevdf.Kernel
+}
+
+// under is the machine with its experiments run under kernel k.
+func (m machine) under(k eevdf.Kernel) machine {
+	m.release = k
+	return m
 }
 
 const switchCost = 2 * time.Microsecond
@@ -143,10 +154,11 @@ const startJitter = time.Millisecond
 func (m machine) cpus() int { return m.topo.NumCPUs() }
 
 // baseSlice is sysctl_sched_base_slice as the kernel scales it with the
-// default logarithmic tunable scaling, 0.7 ms · (1 + ilog2(min(cpus, 8))):
-// the value the simulator gives every runqueue of the machine.
+// default logarithmic tunable scaling, 0.7 ms · (1 + ilog2(min(cpus, 8)))
+// (0.75 ms for the factor under v6.12 and v6.6): the value the simulator
+// gives every runqueue of the machine.
 func (m machine) baseSlice() time.Duration {
-	return time.Duration(topology.BaseSliceFor(m.cpus()))
+	return time.Duration(m.release.BaseSlice() * topology.SchedFactor(m.cpus(), topology.ScalingLog))
 }
 
 // layout describes the topology and the scheduling domains the kernel

@@ -35,9 +35,8 @@
 //	--kernel K    the kernel preset: v7.3 (the default, the modelled
 //	              kernel), v7.1, v7.0, v6.18, v6.12 or v6.6; the header
 //	              names any other, and an experiment the kernel cannot run
-//	              is printed as not run, with the reasons (kernel.go) —
-//	              today every experiment under an earlier kernel, since
-//	              package sim runs only the modelled kernel's fair class
+//	              is printed as not run, with the reasons (kernel.go);
+//	              the others run that kernel's fair class on every CPU
 //
 // A flag given with a value it cannot take (--runs 0, --out "", --seeds
 // 000,000) is an error reported before any simulation, with exit status 2.
@@ -61,6 +60,7 @@ import (
 	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/sim"
 )
 
@@ -325,7 +325,36 @@ func (p *progress) done() {
 	}
 }
 
-// sweep runs the configurations in parallel with a progress callback.
-func sweep(cfgs []sim.Config, progress func(float64)) ([]*sim.Report, error) {
+// sweep runs the configurations in parallel with a progress callback,
+// under the kernel of --kernel (underKernel).
+func sweep(o options, cfgs []sim.Config, progress func(float64)) ([]*sim.Report, error) {
+	if o.kernel != eevdf.KernelV73 {
+		for i := range cfgs {
+			if err := underKernel(&cfgs[i], o.kernel); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return sim.Sweep(cfgs, sim.SweepOptions{Progress: progress})
+}
+
+// underKernel moves one side of an experiment to kernel k. Its
+// SCHED_FEATs keep their changes from the modelled kernel's defaults,
+// applied to k's own (sim.SetKernel); its seed toggles are the experiment
+// itself and keep their values, on or off: the patched side of seed 000
+// has DELAY_LAG_FLOOR on under v7.0 too, although v7.0's own default is
+// off and the side's tokens never name it (it is v7.3's default).
+func underKernel(cfg *sim.Config, k eevdf.Kernel) error {
+	side := *cfg.Features
+	if err := sim.SetKernel(cfg, k); err != nil {
+		return err
+	}
+	fs := *cfg.Features
+	for _, f := range features.All() {
+		if f.Seed() {
+			fs = fs.Toggle(f, side.Has(f))
+		}
+	}
+	cfg.Features = &fs
+	return nil
 }

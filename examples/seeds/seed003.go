@@ -13,7 +13,7 @@ import (
 // groups of 20 senders and 20 receivers, 100 loops): run time and context
 // switches, lower with the patch according to the thread.
 func seed003(o options, w io.Writer, progress func(float64)) ([]*figure, error) {
-	m := assumed8
+	m := assumed8.under(o.kernel)
 	groups := []int{1, 10, 20}
 	if o.quick {
 		groups = []int{1, 4}
@@ -40,7 +40,7 @@ func seed003(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 			}
 		}
 	}
-	reports, err := sweep(cfgs, progress)
+	reports, err := sweep(o, cfgs, progress)
 	if err != nil {
 		return nil, err
 	}

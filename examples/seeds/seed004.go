@@ -26,7 +26,7 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 	if o.quick {
 		total, yieldFor = 10*time.Second, 2*time.Second
 	}
-	one, pair := pinnedCPU, smtPair
+	one, pair := pinnedCPU.under(o.kernel), smtPair.under(o.kernel)
 	coreVariants := yieldVariants[2:]
 	perSeed := len(yieldVariants) + len(coreVariants)
 	var cfgs []sim.Config
@@ -38,7 +38,7 @@ func seed004(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 			cfgs = append(cfgs, coreConfig(seed, total, yieldFor, v.tokens))
 		}
 	}
-	reports, err := sweep(cfgs, progress)
+	reports, err := sweep(o, cfgs, progress)
 	if err != nil {
 		return nil, err
 	}
