@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -66,7 +68,10 @@ func exactKeys(v any, path string, keys keySet) error {
 			}
 		}
 	case map[string]any:
-		for k, e := range v {
+		// In sorted order, so that of several unknown keys the same one
+		// is reported every time.
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			e := v[k]
 			sub, ok := keys[k]
 			if !ok {
 				return fmt.Errorf("%w: %s: unknown field %q", ErrBadModel, strings.TrimPrefix(path+"."+k, "."), k)

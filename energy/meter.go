@@ -47,8 +47,12 @@ func (s u128) microjoules() float64 {
 	return (float64(s.hi)*(1<<64) + float64(s.lo)) * 1e-10
 }
 
-// NewMeter returns a Meter of model m, every sum zero.
+// NewMeter returns a Meter of model m, every sum zero. A nil model gives
+// a Meter whose Add fails with ErrBadModel and whose totals are zero.
 func NewMeter(m *Model) *Meter {
+	if m == nil {
+		return &Meter{}
+	}
 	mt := &Meter{m: m, cpu: make([]u128, m.NumCPUs()), dom: make([]u128, len(m.domains))}
 	for _, d := range m.domains {
 		mt.res = append(mt.res, make([]uint64, len(d.states)))
@@ -61,13 +65,19 @@ func NewMeter(m *Model) *Meter {
 // value counts as the capacity). It fails, changing nothing, if utils has
 // no entry for a CPU of the model.
 func (mt *Meter) Add(dt uint64, utils []uint64) error {
+	if mt == nil || mt.m == nil {
+		return fmt.Errorf("%w: a Meter without a model", ErrBadModel)
+	}
 	if len(utils) < len(mt.cpu) {
 		return fmt.Errorf("%w: %d utilisations for a model of %d CPUs", ErrBadModel, len(utils), len(mt.cpu))
 	}
 	for k, d := range mt.m.domains {
 		var maxUtil uint64
 		for _, c := range d.cpus {
-			maxUtil = max(maxUtil, min(utils[c]+utils[c]>>2, d.capacity))
+			// map_util_perf's 25 % headroom on the utilisation capped at
+			// the capacity first, so that no value wraps around.
+			u := min(utils[c], d.capacity)
+			maxUtil = max(maxUtil, min(u+u>>2, d.capacity))
 		}
 		i := d.StateFor(maxUtil, d.capacity)
 		mt.res[k][i] += dt
@@ -83,12 +93,17 @@ func (mt *Meter) Add(dt uint64, utils []uint64) error {
 }
 
 // Elapsed returns the time accounted, ns.
-func (mt *Meter) Elapsed() uint64 { return mt.elapsed }
+func (mt *Meter) Elapsed() uint64 {
+	if mt == nil {
+		return 0
+	}
+	return mt.elapsed
+}
 
 // CPUMicrojoules returns CPU cpu's estimated energy, µJ (0 for a CPU of
 // no domain).
 func (mt *Meter) CPUMicrojoules(cpu int) float64 {
-	if cpu < 0 || cpu >= len(mt.cpu) {
+	if mt == nil || cpu < 0 || cpu >= len(mt.cpu) {
 		return 0
 	}
 	return mt.cpu[cpu].microjoules()
@@ -97,7 +112,7 @@ func (mt *Meter) CPUMicrojoules(cpu int) float64 {
 // DomainMicrojoules returns domain k's (Model.Domains() order) estimated
 // energy, µJ; 0 for a bad index.
 func (mt *Meter) DomainMicrojoules(k int) float64 {
-	if k < 0 || k >= len(mt.dom) {
+	if mt == nil || k < 0 || k >= len(mt.dom) {
 		return 0
 	}
 	return mt.dom[k].microjoules()
@@ -106,7 +121,7 @@ func (mt *Meter) DomainMicrojoules(k int) float64 {
 // Residency returns how long domain k spent in each of its states, ns, in
 // state order (a copy; nil for a bad index).
 func (mt *Meter) Residency(k int) []uint64 {
-	if k < 0 || k >= len(mt.res) {
+	if mt == nil || k < 0 || k >= len(mt.res) {
 		return nil
 	}
 	return append([]uint64(nil), mt.res[k]...)
@@ -143,6 +158,9 @@ type StateSeconds struct {
 // Report returns the totals: per CPU of a domain (ascending), per domain with its
 // residency (states never used included), and the sum.
 func (mt *Meter) Report() MeterReport {
+	if mt == nil || mt.m == nil {
+		return MeterReport{}
+	}
 	r := MeterReport{ElapsedNs: mt.elapsed}
 	for k, d := range mt.m.domains {
 		row := DomainEnergyRow{CPUs: append([]int(nil), d.cpus...), UJ: mt.DomainMicrojoules(k)}

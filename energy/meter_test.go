@@ -3,6 +3,7 @@ package energy
 import (
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,55 @@ func TestMeterSumsDoNotWrap(t *testing.T) {
 	want := 13581.0 * 1024 * 86400e9 * 1e-10
 	if got := mt.CPUMicrojoules(7); got < want*0.999999 || got > want*1.000001 {
 		t.Errorf("a day at the top state: %v µJ, want %v", got, want)
+	}
+}
+
+// A utilisation above the capacity counts as the capacity, however large:
+// the headroom is added after the cap, so that a value near 2⁶⁴ cannot wrap
+// around to a small one and pick the cheapest state.
+func TestMeterHugeUtilisationIsTheCapacity(t *testing.T) {
+	for _, u := range []uint64{1024, 5000, 1<<64 - 1, 14757395258967641293} {
+		mt := NewMeter(Synthetic2x2())
+		if err := mt.Add(1000, []uint64{0, 0, 0, u}); err != nil {
+			t.Fatal(err)
+		}
+		if got := mt.Residency(1); !slices.Equal(got, []uint64{0, 1000}) {
+			t.Errorf("utilisation %d: residency %v, want the top state's [0 1000]", u, got)
+		}
+	}
+}
+
+// A Meter of no model answers zero and refuses Add, without panicking.
+func TestMeterWithoutAModel(t *testing.T) {
+	for _, mt := range []*Meter{NewMeter(nil), {}, nil} {
+		if err := mt.Add(1, []uint64{1}); !errors.Is(err, ErrBadModel) {
+			t.Errorf("Add: %v, want ErrBadModel", err)
+		}
+		if mt.Elapsed() != 0 || mt.CPUMicrojoules(0) != 0 || mt.DomainMicrojoules(0) != 0 || mt.Residency(0) != nil {
+			t.Error("a Meter without a model reports something")
+		}
+		if r := mt.Report(); r.ElapsedNs != 0 || r.TotalUJ != 0 || r.CPUs != nil || r.Domains != nil {
+			t.Errorf("Report %+v", r)
+		}
+	}
+}
+
+// Of several unknown keys, the error names the same one every time (the
+// first in sorted order), not whichever a map iteration meets first.
+func TestLoadUnknownKeysDeterministic(t *testing.T) {
+	var first string
+	for i := range 50 {
+		_, err := LoadBytes([]byte(`{"domains": [], "zzz": 1, "aaa": 2, "mmm": 3}`))
+		if !errors.Is(err, ErrBadModel) {
+			t.Fatalf("unknown keys: %v", err)
+		}
+		if i == 0 {
+			first = err.Error()
+		} else if err.Error() != first {
+			t.Fatalf("the error changes: %q, then %q", first, err.Error())
+		}
+	}
+	if !strings.Contains(first, `"aaa"`) {
+		t.Errorf("error %q does not name the first key in sorted order", first)
 	}
 }
