@@ -224,7 +224,7 @@ func (r *Replayer) Step() (*Result, error) {
 		return nil, err
 	}
 	i := r.next - 1
-	r.fill(i, r.sc.Ops[i])
+	r.fill(i, &r.sc.Ops[i])
 	return &r.res, nil
 }
 
@@ -371,7 +371,7 @@ func (r *Replayer) group(i int) *eevdf.TaskGroup {
 	return r.tgs[i-1]
 }
 
-func (r *Replayer) fill(i int, op Op) {
+func (r *Replayer) fill(i int, op *Op) {
 	rq := r.rq
 	res := &r.res
 	res.I, res.T, res.Op = i, op.At, op.Kind

@@ -33,7 +33,7 @@ func TestAdvanceEndsWhereTheKernelDoes(t *testing.T) {
 			t.Error("Advance past the last operation: no error")
 		}
 		i := len(sc.Ops) - 1
-		r.fill(i, sc.Ops[i])
+		r.fill(i, &sc.Ops[i])
 		line := r.res.AppendJSON(nil)
 		model := readJSONLines(t, bufio.NewScanner(bytes.NewReader(append(line, '\n'))))
 		if d := firstDifference(golden[len(golden)-1:], model); d != "" {

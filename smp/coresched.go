@@ -344,11 +344,11 @@ func (s *System) cookiePut(c Cookie) {
 		// A sibling's pick not yet consumed is dropped: the plain pick
 		// never reads it, and a later enable must not find it.
 		for i := range s.core.cpus {
-			c := &s.core.cpus[i]
-			c.pick, c.pickSet = nil, false
-			if c.forced {
-				c.forcedNs += s.now - c.forcedSince
-				c.forced = false
+			cc := &s.core.cpus[i]
+			cc.pick, cc.pickSet = nil, false
+			if cc.forced {
+				cc.forcedNs += s.now - cc.forcedSince
+				cc.forced = false
 				if s.cpus[i].rq.NrRunning() > 0 {
 					s.rq(i).ReschedCurr()
 					s.addResched(i)
