@@ -38,7 +38,8 @@ sent at the same point of the waker's run, or for the recorded time when
 a timer, an interrupt or idle woke it) and runs them on as many CPUs with
 the model's own placement, balancing and preemption; it reports run
 time, switches, preemptions, wakeups, migrations, wakeup latency and run
-delay, trace against model, overall and per task. It follows v7.3 only.
+delay, trace against model, overall and per task. --kernel sets the fair
+class every simulated CPU follows; placement and balancing stay v7.3's.
 
 Flags:
   --mode a|b          a: pinned (default); b: free, the model's own
@@ -100,13 +101,13 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return usage("--kernel: %v", err)
 	}
 	opt.Kernel = k
-	if *feat != "" {
-		base := features.Default()
-		if k != eevdf.KernelV73 {
-			if base, err = features.Preset(k.String()); err != nil {
-				return usage("--kernel: %v", err)
-			}
+	base := features.Default()
+	if k != eevdf.KernelV73 {
+		if base, err = features.Preset(k.String()); err != nil {
+			return usage("--kernel: %v", err)
 		}
+	}
+	if *feat != "" {
 		s, err := base.Apply(*feat)
 		if err != nil {
 			return usage("--features: %v", err)
@@ -178,7 +179,7 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 			return usage("--burn-in and --examples are for mode a")
 		}
 		if *compare != "" {
-			c, err := features.Default().Apply(*compare)
+			c, err := base.Apply(*compare)
 			if err != nil {
 				return usage("--compare: %v", err)
 			}

@@ -41,6 +41,11 @@ func TestTraceReplay(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "mode B (free)") || !strings.Contains(out, "(toggled: the model with NO_RUN_TO_PARITY)") {
 		t.Errorf("--mode b: exit %d, %s%s", code, out, errs)
 	}
+	// Mode B follows --kernel: the simulated CPUs run v6.6's fair class.
+	code, out, errs = runTraceCmd(t, "replay", "--mode", "b", "--kernel", "v6.6", "--compare", "NO_PLACE_LAG", name)
+	if code != 0 || !strings.Contains(out, "mode B (free) on 4 CPU(s), kernel v6.6") || !strings.Contains(out, "toggled") {
+		t.Errorf("--mode b --kernel v6.6: exit %d, %s%s", code, out, errs)
+	}
 }
 
 func TestTraceReplayErrors(t *testing.T) {
@@ -56,7 +61,6 @@ func TestTraceReplayErrors(t *testing.T) {
 		{[]string{"replay", "--burn-in", "soon", name}, 2, `--burn-in "soon": want a duration`},
 		{[]string{"replay", "--hz", "-1", name}, 2, "--hz -1"},
 		{[]string{"replay", "--mode", "b", "--burn-in", "1s", name}, 2, "--burn-in and --examples are for mode a"},
-		{[]string{"replay", "--mode", "b", "--kernel", "v6.6", name}, 2, "mode B runs the simulator"},
 		{[]string{"replay", "--compare", "NO_RUN_TO_PARITY", name}, 2, "--compare is for mode b"},
 		{[]string{"replay", "--mode", "b", "--compare", "NO_SUCH", name}, 2, "--compare: "},
 		{[]string{"replay", filepath.Join(t.TempDir(), "missing.txt")}, 1, "no such file"},
