@@ -86,10 +86,21 @@ type FreeReport struct {
 	Toggled *FreeSide  `json:"toggled,omitempty"`
 	Compare string     `json:"compare,omitempty"`
 	Tasks   []FreeTask `json:"tasks"`
+	// Samples are the wakeup latencies Trace, Model and Toggled
+	// summarise, ns, ascending; they are left out of the JSON (a plot
+	// draws them).
+	Samples FreeSamples `json:"-"`
 	// The programs: message and timer waits, and the tasks left out.
 	MessageWaits int `json:"message_waits"`
 	TimerWaits   int `json:"timer_waits"`
 	OtherClass   int `json:"other_class_tasks"`
+}
+
+// FreeSamples are a mode B replay's wakeup latencies over all its tasks,
+// ns: the trace's, the model's and, with Options.Compare, the toggled
+// model's (nil without).
+type FreeSamples struct {
+	Trace, Model, Toggled []int64
 }
 
 // prog is one task's program as it is built.
@@ -358,8 +369,10 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 	}
 	if rep.Toggled != nil {
 		rep.Toggled.Wakeup = distOf(allCmp)
+		rep.Samples.Toggled = allCmp
 	}
 	rep.Trace.Wakeup, rep.Model.Wakeup = distOf(allTrace), distOf(allModel)
+	rep.Samples.Trace, rep.Samples.Model = allTrace, allModel
 	return rep, nil
 }
 
