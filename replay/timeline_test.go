@@ -5,27 +5,26 @@ import (
 	"testing"
 )
 
-// The default window: 100 windows or fewer of a 1-2-5 width for a short
-// trace, 10 ms for a longer one, wider only past 10 s (1000 windows).
+// The default window: a 1-2-5 width that makes 200 windows or fewer, the
+// smallest such, from 1 µs up.
 func TestTimelineWidth(t *testing.T) {
 	for _, tc := range []struct {
 		span, want int64
 	}{
-		{0, 1000},                   // one window of the smallest width
-		{4_478_000, 50_000},         // the panopticon excerpt: 4.478 ms in 90 windows of 50 µs
-		{99_999, 1000},              // 100 windows of 1 µs
-		{100_000, 2000},             // 100 000 / 1000 = 100 windows would leave the end out: 2 µs
-		{999_000_000, 10_000_000},   // 100 windows of 10 ms
-		{1_000_000_000, 10_000_000}, // 10 ms, 101 windows: never wider below 10 s
-		{5_000_000_000, 10_000_000},
-		{10_000_000_000, 20_000_000}, // 10 s / 1000 = 10 ms makes 1001 windows: 20 ms
-		{60_000_000_000, 100_000_000},
+		{0, 1000},             // one window of the smallest width
+		{199_999, 1000},       // 200 windows of 1 µs
+		{200_000, 2000},       // 200 windows of 1 µs would leave the end out: 101 of 2 µs
+		{4_478_000, 50_000},   // the panopticon excerpt: 4.478 ms in 90 windows of 50 µs
+		{43_101_000, 500_000}, // the whole panopticon capture: 87 windows of 500 µs
+		{999_000_000, 5_000_000},
+		{8_981_736_900, 50_000_000}, // the Perfetto capture: 180 windows of 50 ms
+		{60_000_000_000, 500_000_000},
 	} {
 		r := &Report{Start: 7, End: 7 + tc.span}
 		if got := r.TimelineWidth(); got != tc.want {
 			t.Errorf("span %d ns: width %d, want %d", tc.span, got, tc.want)
 		}
-		if n := tc.span/tc.want + 1; n > 1001 {
+		if n := tc.span/tc.want + 1; n > 200 {
 			t.Errorf("span %d ns: %d windows", tc.span, n)
 		}
 	}

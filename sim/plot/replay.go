@@ -3,7 +3,9 @@ package plot
 import (
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
+	"image/png"
 	"io"
 	"math"
 
@@ -49,13 +51,68 @@ type Pinned struct {
 // takes the whole image; with neither, PinnedReplay returns an error and
 // writes nothing. opt.Title, if set, heads the image; the default height
 // is 640 points with both panels, 400 with one.
+//
+// The image is written with a palette of the plot's own colours and their
+// blends with white (the antialiased edges, the light curves) and greys:
+// a quarter of the bytes of a full-colour PNG, and the same picture.
 func PinnedReplay(w io.Writer, p Pinned, opt Options) error {
 	img, err := pinnedImage(p, opt)
 	if err != nil {
 		return err
 	}
-	_, err = img.WriteTo(w)
-	return err
+	return writeCompact(w, img.Image())
+}
+
+// FreeReplay writes a PNG of a free (mode B) trace replay: the CDF of each
+// series' wakeup latency (trace, model, toggled model), drawn as
+// LatencyCDF draws it and written with PinnedReplay's palette.
+func FreeReplay(w io.Writer, series []Series, opt Options) error {
+	f, err := cdfFigure(series, opt)
+	if err != nil {
+		return err
+	}
+	img, _ := f.render(opt, outside)
+	return writeCompact(w, img.Image())
+}
+
+// compactPalette is the palette of writeCompact: 40 greys from black to
+// white, and for each of the curves' colours 30 steps from the colour to
+// white — 250 colours in all.
+var compactPalette = func() color.Palette {
+	var pal color.Palette
+	for i := range 40 {
+		y := uint8(i * 255 / 39)
+		pal = append(pal, color.NRGBA{y, y, y, 0xff})
+	}
+	for i := range len(plotutil.SoftColors) {
+		r, g, b, _ := plotutil.Color(i).RGBA()
+		for k := range 30 {
+			// k/29 of the way from the colour to white.
+			mix := func(c uint32) uint8 { return uint8((int(c>>8)*(29-k) + 255*k) / 29) }
+			pal = append(pal, color.NRGBA{mix(r), mix(g), mix(b), 0xff})
+		}
+	}
+	return pal
+}()
+
+// writeCompact writes img as a PNG of compactPalette, each pixel the
+// nearest colour of the palette (found once per distinct colour).
+func writeCompact(w io.Writer, img image.Image) error {
+	b := img.Bounds()
+	out := image.NewPaletted(b, compactPalette)
+	cache := map[color.RGBA]uint8{}
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
+			i, ok := cache[c]
+			if !ok {
+				i = uint8(compactPalette.Index(c))
+				cache[c] = i
+			}
+			out.SetColorIndex(x, y, i)
+		}
+	}
+	return (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(w, out)
 }
 
 func pinnedImage(p Pinned, opt Options) (vgimg.PngCanvas, error) {

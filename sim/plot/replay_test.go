@@ -2,12 +2,17 @@ package plot
 
 import (
 	"bytes"
+	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/plot/plotutil"
 )
 
 // pinnedData is a replay of 50 ms on two CPUs in 10 ms windows: CPU 1
@@ -99,5 +104,36 @@ func TestAgreementRunsBreakAtNaN(t *testing.T) {
 	r := runs(Agreement{TimesNs: []int64{1, 2, 3, 4, 5}, Percent: []float64{math.NaN(), 10, math.NaN(), 30, 40}})
 	if len(r) != 2 || len(r[0]) != 1 || r[0][0].X != 2 || len(r[1]) != 2 || r[1][1].Y != 40 {
 		t.Errorf("runs: %v, want [(2,10)] [(4,30) (5,40)]", r)
+	}
+}
+
+// Mode B's plot is LatencyCDF's figure; like PinnedReplay's, it is written
+// with a palette that holds the curves' colours exactly, so that a heavy
+// curve keeps its colour.
+func TestFreeReplayPalette(t *testing.T) {
+	var b bytes.Buffer
+	series := []Series{{Name: "trace", Samples: []uint64{1e3, 5e3, 30e3}}, {Name: "model", Samples: []uint64{0, 2e3, 90e3}}}
+	if err := FreeReplay(&b, series, Options{Title: "mode B"}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pal, ok := img.(*image.Paletted)
+	if !ok || img.Bounds().Dx() != 960 || img.Bounds().Dy() != 533 {
+		t.Fatalf("%T of %v: want a paletted 960×533 image", img, img.Bounds())
+	}
+	if len(pal.Palette) > 256 {
+		t.Errorf("%d colours", len(pal.Palette))
+	}
+	for i := range 2 {
+		want := color.RGBAModel.Convert(plotutil.Color(i))
+		if !slices.ContainsFunc(pal.Palette, func(c color.Color) bool { return color.RGBAModel.Convert(c) == want }) {
+			t.Errorf("curve colour %v not in the palette", want)
+		}
+	}
+	if err := FreeReplay(&bytes.Buffer{}, []Series{{Name: "trace"}}, Options{}); err == nil {
+		t.Error("no error for a series without samples")
 	}
 }
