@@ -234,7 +234,17 @@ func newReport(e *engine, cpus int, hz uint64) *Report {
 	if e.ownTicks {
 		r.Coverage.TickSource = "trace"
 	}
-	r.hasWakeup = slices.ContainsFunc(e.evs, func(ev trace.Event) bool { return ev.Kind == trace.KindWakeup })
+	switches := 0
+	for i := range e.evs {
+		switch e.evs[i].Kind {
+		case trace.KindWakeup:
+			r.hasWakeup = true
+		case trace.KindSwitch:
+			switches++
+		}
+	}
+	// Every scored pick is a switch: one allocation holds them all.
+	r.Picks = make([]ScoredPick, 0, switches)
 	return r
 }
 
