@@ -117,7 +117,7 @@ func writeCompact(w io.Writer, img image.Image) error {
 
 func pinnedImage(p Pinned, opt Options) (vgimg.PngCanvas, error) {
 	var figs []*figure
-	if f, err := agreementFigure(p, opt); err != nil {
+	if f, err := agreementFigure(p); err != nil {
 		return vgimg.PngCanvas{}, err
 	} else if f != nil {
 		figs = append(figs, f)
@@ -163,7 +163,7 @@ func pinnedImage(p Pinned, opt Options) (vgimg.PngCanvas, error) {
 }
 
 // agreementFigure is the upper panel, or nil when no line has a point.
-func agreementFigure(p Pinned, opt Options) (*figure, error) {
+func agreementFigure(p Pinned) (*figure, error) {
 	lines := append([]Agreement{p.Overall}, p.PerCPU...)
 	drawn := false
 	for _, a := range lines {
