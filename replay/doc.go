@@ -62,7 +62,16 @@
 // and preemption (see free.go). It reports each task's run time, switches,
 // preemptions, wakeups, migrations, the share of its wakeups placed on the
 // CPU it last ran on, wakeup latency and run delay, trace against model,
-// and with Options.Compare a second model run under other toggles.
+// and with Options.Compare a second model run under other toggles. Every
+// simulated CPU follows Options.Kernel's fair class; placement and
+// balancing are the modelled kernel's whatever the kernel.
+//
+// # Plotting
+//
+// Both reports keep what a plot draws out of their JSON: Report.Picks,
+// windowed by Report.Timeline, and each task's latency samples;
+// FreeReport.Samples. Package sim/plot draws them (PinnedReplay,
+// FreeReplay), and fairclass trace replay --plot writes the image.
 //
 // # What is not
 //

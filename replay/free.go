@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/sim"
 	"github.com/schedmodel/fairclass/trace"
@@ -73,22 +72,35 @@ type FreeTask struct {
 
 // FreeReport is what a mode B replay found.
 type FreeReport struct {
-	Mode     string   `json:"mode"` // "free"
-	Features string   `json:"features"`
+	Mode     string   `json:"mode"`     // "free"
+	Kernel   string   `json:"kernel"`   // the fair class the model followed
+	Features string   `json:"features"` // the differences from v7.3's defaults, as in Report
 	CPUs     int      `json:"cpus"`
 	HZ       int      `json:"hz"`
 	Start    int64    `json:"start"`
 	End      int64    `json:"end"`
 	Trace    FreeSide `json:"trace"` // summed over the tasks (latencies: all samples)
 	Model    FreeSide `json:"model"`
-	// With Options.Compare: the second model run and its features.
+	// With Options.Compare: the second model run and its features (their
+	// differences from the kernel's own defaults).
 	Toggled *FreeSide  `json:"toggled,omitempty"`
 	Compare string     `json:"compare,omitempty"`
 	Tasks   []FreeTask `json:"tasks"`
+	// Samples are the wakeup latencies Trace, Model and Toggled
+	// summarise, ns, ascending; they are left out of the JSON (a plot
+	// draws them).
+	Samples FreeSamples `json:"-"`
 	// The programs: message and timer waits, and the tasks left out.
 	MessageWaits int `json:"message_waits"`
 	TimerWaits   int `json:"timer_waits"`
 	OtherClass   int `json:"other_class_tasks"`
+}
+
+// FreeSamples are a mode B replay's wakeup latencies over all its tasks,
+// ns: the trace's, the model's and, with Options.Compare, the toggled
+// model's (nil without).
+type FreeSamples struct {
+	Trace, Model, Toggled []int64
 }
 
 // prog is one task's program as it is built.
@@ -118,18 +130,19 @@ type prog struct {
 }
 
 // Free replays evs in mode B and reports each fair task's latencies, run
-// time, switches and migrations in the trace and in the model. Options.Kernel
-// must be the modelled kernel (the simulator follows it alone);
-// Options.Features, HZ and CPUs apply as in Pinned.
+// time, switches and migrations in the trace and in the model.
+// Options.Kernel is the fair class every simulated CPU follows (sim's
+// Config.Kernel: its arithmetic, base slice and feature defaults;
+// placement and balancing stay the modelled kernel's); Options.Features,
+// when set, replaces that kernel's defaults, and Options.Compare is a
+// whole feature set of the same kernel. A feature the kernel lacks is an
+// error. HZ and CPUs apply as in Pinned.
 func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
-	if opt.Kernel != eevdf.KernelV73 {
-		return nil, fmt.Errorf("%w: mode B runs the simulator, which follows %v only", ErrOptions, eevdf.KernelV73)
-	}
 	e, err := newEngine(evs, opt) // for the checks, the CPU count and HZ
 	if err != nil {
 		return nil, err
 	}
-	rep := &FreeReport{Mode: "free", Features: e.rep.Features, CPUs: e.rep.CPUs, HZ: int(e.rep.HZ), Start: e.rep.Start, End: e.rep.End}
+	rep := &FreeReport{Mode: "free", Kernel: opt.Kernel.String(), Features: e.rep.Features, CPUs: e.rep.CPUs, HZ: int(e.rep.HZ), Start: e.rep.Start, End: e.rep.End}
 	if len(e.evs) == 0 {
 		return rep, nil
 	}
@@ -274,7 +287,7 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 	run := func(feat *features.Set) (map[string]*sim.TaskReport, map[string][2]int64, error) {
 		cfg := sim.Config{
 			Seed: 1, CPUs: rep.CPUs, Duration: time.Duration(e.rep.End - t0 + 1),
-			Features: feat, HZ: rep.HZ,
+			Kernel: opt.Kernel, Features: feat, HZ: rep.HZ,
 			Workloads: []sim.Workload{sim.Custom("trace", specs...)},
 		}
 		if opt.BaseSlice != 0 {
@@ -318,7 +331,11 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 		if cmp, cmpPlaced, err = run(opt.Compare); err != nil {
 			return nil, err
 		}
-		rep.Compare = opt.Compare.Diff(features.Default())
+		kdef, err := featuresFor(Options{Kernel: opt.Kernel})
+		if err != nil {
+			return nil, err
+		}
+		rep.Compare = opt.Compare.Diff(kdef)
 		rep.Toggled = &FreeSide{}
 	}
 	var allTrace, allModel []int64
@@ -352,8 +369,10 @@ func Free(evs []trace.Event, opt Options) (*FreeReport, error) {
 	}
 	if rep.Toggled != nil {
 		rep.Toggled.Wakeup = distOf(allCmp)
+		rep.Samples.Toggled = allCmp
 	}
 	rep.Trace.Wakeup, rep.Model.Wakeup = distOf(allTrace), distOf(allModel)
+	rep.Samples.Trace, rep.Samples.Model = allTrace, allModel
 	return rep, nil
 }
 
@@ -433,8 +452,8 @@ func (r *FreeReport) WriteText(w io.Writer, tasks int) error {
 	if feat == "" {
 		feat = "kernel defaults"
 	}
-	fmt.Fprintf(&b, "mode B (free) on %d CPU(s), features: %s, HZ %d; %d message waits, %d timer waits, %d tasks of other classes left out\n",
-		r.CPUs, feat, r.HZ, r.MessageWaits, r.TimerWaits, r.OtherClass)
+	fmt.Fprintf(&b, "mode B (free) on %d CPU(s), kernel %s, features: %s, HZ %d; %d message waits, %d timer waits, %d tasks of other classes left out\n",
+		r.CPUs, r.Kernel, feat, r.HZ, r.MessageWaits, r.TimerWaits, r.OtherClass)
 	b.WriteString("stayed: the wakeups of a task that had run placed on the CPU it last ran on\n")
 	fmt.Fprintf(&b, "trace %s .. %s (%s)\n\n", sec(r.Start), sec(r.End), ms(r.End-r.Start))
 	fmt.Fprintf(&b, "%-14s %12s %10s %11s %9s %10s %7s | wakeup latency µs: %7s %9s %9s %9s | run delay µs: %9s %9s\n",

@@ -50,7 +50,45 @@ func TestFreeRoundTrip(t *testing.T) {
 	} else if c.Toggled.Switches == c.Model.Switches {
 		t.Errorf("NO_RUN_TO_PARITY left the switches at %d", c.Model.Switches)
 	}
-	if _, err := Free(evs, Options{Kernel: eevdf.KernelV66}); err == nil {
-		t.Error("mode B with v6.6: no error")
+}
+
+// Mode B under an earlier kernel runs that kernel's fair class: v6.12's
+// base slice (750 µs, not 700 µs, times the CPU factor) and feature
+// defaults change the model's run, and the report names the kernel; the
+// trace's side is the trace's whatever the kernel. A toggle v6.12 lacks is
+// an error, as the simulator reports it.
+func TestFreeUnderKernel(t *testing.T) {
+	evs := roundTripEvents(t)
+	r, err := Free(evs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []eevdf.Kernel{eevdf.KernelV612, eevdf.KernelV66} {
+		o, err := Free(evs, Options{Kernel: k})
+		if err != nil {
+			t.Fatalf("%v: %v", k, err)
+		}
+		if o.Kernel != k.String() || r.Kernel != "v7.3" {
+			t.Errorf("%v: report says kernel %q (default run: %q)", k, o.Kernel, r.Kernel)
+		}
+		if o.Trace != r.Trace {
+			t.Errorf("%v: the trace's side changed: %+v, want %+v", k, o.Trace, r.Trace)
+		}
+		if o.Model == r.Model {
+			t.Errorf("%v: the model's side is v7.3's to the last count: %+v", k, o.Model)
+		}
+		if o.Model.Wakeup.Count == 0 || o.Model.Switches == 0 {
+			t.Errorf("%v: model side %+v: want wakeups and switches", k, o.Model)
+		}
+		var b bytes.Buffer
+		if err := o.WriteText(&b, 1); err != nil || !bytes.Contains(b.Bytes(), []byte("kernel "+k.String())) {
+			t.Errorf("%v: text (err %v) does not name the kernel:\n%s", k, err, b.String())
+		}
+	}
+	// v6.12 with the defaults of v7.3 as its feature set: features its
+	// features.h does not have.
+	all := features.Default()
+	if _, err := Free(evs, Options{Kernel: eevdf.KernelV612, Features: &all}); err == nil {
+		t.Error("v6.12 with v7.3's feature set: no error")
 	}
 }

@@ -161,6 +161,26 @@ type TaskLatency struct {
 	Prio     int32  `json:"prio"`
 	Wakeup   Dist   `json:"wakeup_latency"`
 	RunDelay Dist   `json:"run_delay"`
+	// WakeupSamples and RunDelaySamples are the latencies the two
+	// distributions summarise, ns, in ascending order; they are left out
+	// of the JSON (a plot draws them).
+	WakeupSamples   []int64 `json:"-"`
+	RunDelaySamples []int64 `json:"-"`
+}
+
+// ScoredPick is one scored pick: when, on which CPU, and whether the
+// model picked the kernel's task.
+type ScoredPick struct {
+	Time  int64
+	CPU   int32
+	Agree bool
+}
+
+// Window is the agreement of the picks scored from Start (ns, trace
+// clock) for a window's width.
+type Window struct {
+	Start int64
+	Agreement
 }
 
 // Report is what a replay found.
@@ -181,6 +201,9 @@ type Report struct {
 	Disagreements []Disagreement   `json:"disagreements"`
 	Latency       []TaskLatency    `json:"latency"`
 	Coverage      Coverage         `json:"coverage"`
+	// Picks are the scored picks in the trace's order (as many as
+	// Overall.Scored), left out of the JSON: Timeline windows them.
+	Picks []ScoredPick `json:"-"`
 
 	byCause   [numCauses]Agreement
 	verdict   [numCauses]Agreement
@@ -211,7 +234,17 @@ func newReport(e *engine, cpus int, hz uint64) *Report {
 	if e.ownTicks {
 		r.Coverage.TickSource = "trace"
 	}
-	r.hasWakeup = slices.ContainsFunc(e.evs, func(ev trace.Event) bool { return ev.Kind == trace.KindWakeup })
+	switches := 0
+	for i := range e.evs {
+		switch e.evs[i].Kind {
+		case trace.KindWakeup:
+			r.hasWakeup = true
+		case trace.KindSwitch:
+			switches++
+		}
+	}
+	// Every scored pick is a switch: one allocation holds them all.
+	r.Picks = make([]ScoredPick, 0, switches)
 	return r
 }
 
@@ -245,7 +278,8 @@ func (r *Report) fill(e *engine) {
 		if !k.fair || len(k.lat.wake)+len(k.lat.delay) == 0 {
 			continue
 		}
-		r.Latency = append(r.Latency, TaskLatency{Pid: k.pid, Comm: k.comm, Prio: k.prio, Wakeup: distOf(k.lat.wake), RunDelay: distOf(k.lat.delay)})
+		r.Latency = append(r.Latency, TaskLatency{Pid: k.pid, Comm: k.comm, Prio: k.prio, Wakeup: distOf(k.lat.wake), RunDelay: distOf(k.lat.delay),
+			WakeupSamples: k.lat.wake, RunDelaySamples: k.lat.delay})
 	}
 	if r.Disagreements == nil {
 		r.Disagreements = []Disagreement{}
@@ -260,6 +294,48 @@ func distOf(xs []int64) Dist {
 	slices.Sort(xs)
 	rank := func(p int) int64 { return xs[(len(xs)*p+99)/100-1] }
 	return Dist{Count: len(xs), P50: rank(50), P90: rank(90), P99: rank(99), Max: xs[len(xs)-1]}
+}
+
+// Timeline returns the agreement of the picks scored on cpu (−1: on every
+// CPU) in consecutive windows of width ns from r.Start to r.End, one per
+// window, those with no scored pick included (Scored 0). A width of 0
+// picks one (TimelineWidth). It costs O(len(r.Picks) + windows).
+func (r *Report) Timeline(cpu int32, width int64) []Window {
+	if width <= 0 {
+		width = r.TimelineWidth()
+	}
+	n := (r.End-r.Start)/width + 1
+	ws := make([]Window, n)
+	for i := range ws {
+		ws[i].Start = r.Start + int64(i)*width
+	}
+	for _, p := range r.Picks {
+		if cpu >= 0 && p.CPU != cpu {
+			continue
+		}
+		i := min(max((p.Time-r.Start)/width, 0), n-1)
+		ws[i].add(p.Agree)
+	}
+	return ws
+}
+
+// TimelineWidth is the window Timeline uses by default: the smallest 1, 2
+// or 5 times a power of ten of ns, at least 1 µs, that cuts the trace into
+// 200 windows or fewer (a 9 s trace: 50 ms windows; a 4.5 ms one: 50 µs).
+func (r *Report) TimelineWidth() int64 {
+	return step((r.End - r.Start) / 200)
+}
+
+// step is the smallest 1, 2 or 5 times a power of ten, at least 1000,
+// that is greater than d.
+func step(d int64) int64 {
+	for w := int64(1000); ; w *= 10 {
+		for _, m := range []int64{1, 2, 5} {
+			if m*w > d {
+				return m * w
+			}
+		}
+	}
 }
 
 // WriteJSON writes the report as one indented JSON object.

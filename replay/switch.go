@@ -254,6 +254,7 @@ func (e *engine) score(c int32, t int64, ev *trace.Event, cause Cause, consisten
 	a.cause[cause].add(agree)
 	r.byCause[cause].add(agree)
 	r.Overall.add(agree)
+	r.Picks = append(r.Picks, ScoredPick{Time: t, CPU: c, Agree: agree})
 	if !agree && snap != nil && len(r.Disagreements) < e.opt.Examples {
 		r.Disagreements = append(r.Disagreements, Disagreement{
 			Time: t, CPU: c, Cause: cause, Prev: ev.Task.Pid, PrevState: ev.PrevState.String(),

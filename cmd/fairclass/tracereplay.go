@@ -2,15 +2,21 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"math"
+	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/replay"
+	"github.com/schedmodel/fairclass/sim/plot"
 	"github.com/schedmodel/fairclass/trace"
 )
 
@@ -38,7 +44,8 @@ sent at the same point of the waker's run, or for the recorded time when
 a timer, an interrupt or idle woke it) and runs them on as many CPUs with
 the model's own placement, balancing and preemption; it reports run
 time, switches, preemptions, wakeups, migrations, wakeup latency and run
-delay, trace against model, overall and per task. It follows v7.3 only.
+delay, trace against model, overall and per task. --kernel sets the fair
+class every simulated CPU follows; placement and balancing stay v7.3's.
 
 Flags:
   --mode a|b          a: pinned (default); b: free, the model's own
@@ -51,6 +58,11 @@ Flags:
   --compare TOKENS    mode b: run the model a second time with these
                       tokens on the kernel's defaults and show it beside
                       the first ("toggled")
+  --plot FILE.png     also draw the replay as a PNG image: mode a, the
+                      pick agreement over the trace's time (all CPUs and
+                      each CPU) above the distributions of the trace's
+                      wakeup latency and run delay; mode b, the wakeup
+                      latency's CDF, trace against model (and toggled)
   --burn-in DUR       replay but do not score the first DUR of the trace
                       (e.g. 200ms; default 0)
   --hz N              TICK_NSEC's rate (default: from the trace's ticks,
@@ -80,6 +92,8 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	asJSON := fs.Bool("json", false, "")
 	lenient := fs.Bool("lenient", false, "")
 	format := fs.String("format", "", "")
+	plotOut := &output{flag: "--plot"}
+	fs.StringVar(&plotOut.path, "plot", "", "")
 	pos, code, done := parseArgs(fs, args, 1, "trace file", traceReplayHelp, stdout, stderr)
 	if done {
 		return code
@@ -100,13 +114,13 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		return usage("--kernel: %v", err)
 	}
 	opt.Kernel = k
-	if *feat != "" {
-		base := features.Default()
-		if k != eevdf.KernelV73 {
-			if base, err = features.Preset(k.String()); err != nil {
-				return usage("--kernel: %v", err)
-			}
+	base := features.Default()
+	if k != eevdf.KernelV73 {
+		if base, err = features.Preset(k.String()); err != nil {
+			return usage("--kernel: %v", err)
 		}
+	}
+	if *feat != "" {
 		s, err := base.Apply(*feat)
 		if err != nil {
 			return usage("--features: %v", err)
@@ -131,6 +145,30 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	if *examples == 0 {
 		opt.Examples = -1
 	}
+
+	if (*mode == "a" || *mode == "pinned") && *compare != "" {
+		return usage("--compare is for mode b")
+	}
+	if *mode != "a" && *mode != "pinned" && (given(fs, "burn-in") || given(fs, "examples")) {
+		return usage("--burn-in and --examples are for mode a")
+	}
+	var compareSet *features.Set
+	if *compare != "" {
+		c, err := base.Apply(*compare)
+		if err != nil {
+			return usage("--compare: %v", err)
+		}
+		compareSet = &c
+	}
+	// The image is opened before the trace is read, so that a path that
+	// cannot be written fails at once; a file this run created is removed
+	// again if it fails.
+	outs := []*output{plotOut}
+	if err := openOutputs(outs, func(f string) bool { return given(fs, f[2:]) }, pos[0]); err != nil {
+		fmt.Fprintf(stderr, "fairclass trace replay: %v\n", err)
+		return 1
+	}
+	defer discard(outs) // a no-op once the image is written
 
 	topt := trace.Options{Lenient: *lenient, Name: pos[0]}
 	if *format != "" {
@@ -168,22 +206,10 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		WriteText(io.Writer, int) error
 	}
 	var rep report
-	if (*mode == "a" || *mode == "pinned") && *compare != "" {
-		return usage("--compare is for mode b")
-	}
 	if *mode == "a" || *mode == "pinned" {
 		rep, err = replay.Pinned(evs, opt)
 	} else {
-		if given(fs, "burn-in") || given(fs, "examples") {
-			return usage("--burn-in and --examples are for mode a")
-		}
-		if *compare != "" {
-			c, err := features.Default().Apply(*compare)
-			if err != nil {
-				return usage("--compare: %v", err)
-			}
-			opt.Compare = &c
-		}
+		opt.Compare = compareSet
 		rep, err = replay.Free(evs, opt)
 	}
 	if errors.Is(err, replay.ErrOptions) {
@@ -207,5 +233,110 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "fairclass trace replay: %v\n", err)
 		return 1
 	}
+	if plotOut.f != nil {
+		// Drawn in memory first: a replay with nothing to draw leaves no
+		// file behind (discard removes one this run created).
+		var img bytes.Buffer
+		title := fmt.Sprintf("%s: %s", filepath.Base(topt.Name), r.Format())
+		switch rep := rep.(type) {
+		case *replay.Report:
+			err = plot.PinnedReplay(&img, pinnedPlot(rep), plot.Options{Title: title + ", mode A (pinned), kernel " + rep.Kernel,
+				OthersLabel: "thin lines: one task each", MaxPoints: 300})
+		case *replay.FreeReport:
+			err = freePlot(&img, rep, title)
+		}
+		if err == nil {
+			err = plotOut.write(func(w io.Writer) error { _, err := img.WriteTo(w); return err })
+		} else {
+			err = fmt.Errorf("--plot %s: %s", plotOut.path, reason(err, "plot"))
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "fairclass trace replay: %v\n", err)
+			return 1
+		}
+	}
 	return 0
+}
+
+// plotTasks bounds the tasks drawn one by one in mode A's latency panel.
+const plotTasks = 8
+
+// pinnedPlot is what --plot draws of a mode A replay: the agreement in
+// the report's default windows, overall and (up to 16 CPUs) per CPU, and
+// the CDFs of the trace's wakeup latencies and run delays over every fair
+// task, with the busiest tasks' own as thin curves.
+func pinnedPlot(r *replay.Report) plot.Pinned {
+	width := r.TimelineWidth()
+	line := func(name string, cpu int32) plot.Agreement {
+		a := plot.Agreement{Name: name}
+		for _, w := range r.Timeline(cpu, width) {
+			a.TimesNs = append(a.TimesNs, w.Start-r.Start+width/2)
+			v := math.NaN()
+			if w.Scored > 0 {
+				v = w.Percent()
+			}
+			a.Percent = append(a.Percent, v)
+		}
+		return a
+	}
+	p := plot.Pinned{
+		AgreementTitle: fmt.Sprintf("pick agreement in windows of %s: %d of %d scored picks (%.2f%%)",
+			time.Duration(width), r.Overall.Agreed, r.Overall.Scored, r.Overall.Percent()),
+		Overall: line("all CPUs", -1),
+	}
+	if len(r.PerCPU) <= 16 {
+		for _, c := range r.PerCPU {
+			if c.Scored > 0 {
+				p.PerCPU = append(p.PerCPU, line(fmt.Sprintf("CPU %d", c.CPU), c.CPU))
+			}
+		}
+	}
+	lat := slices.Clone(r.Latency)
+	slices.SortStableFunc(lat, func(a, b replay.TaskLatency) int { return b.RunDelay.Count - a.RunDelay.Count })
+	wake := plot.Series{Name: "wakeup to switch-in"}
+	delay := plot.Series{Name: "runnable to switch-in"}
+	for i, l := range lat {
+		wake.Samples = appendNs(wake.Samples, l.WakeupSamples)
+		delay.Samples = appendNs(delay.Samples, l.RunDelaySamples)
+		if i < plotTasks && len(l.WakeupSamples) > 0 {
+			wake.Others = append(wake.Others, appendNs(nil, l.WakeupSamples))
+		}
+		if i < plotTasks && len(l.RunDelaySamples) > 0 {
+			delay.Others = append(delay.Others, appendNs(nil, l.RunDelaySamples))
+		}
+	}
+	for _, s := range []plot.Series{wake, delay} {
+		if len(s.Samples) > 0 {
+			p.Latency = append(p.Latency, s)
+		}
+	}
+	p.LatencyTitle = fmt.Sprintf("the trace's latencies over its %d fair tasks, and the %d busiest tasks' own", len(lat), min(len(lat), plotTasks))
+	return p
+}
+
+// freePlot draws a mode B replay: the CDF of the wakeup latency over
+// every task, trace against model (and the toggled model).
+func freePlot(w io.Writer, r *replay.FreeReport, title string) error {
+	var series []plot.Series
+	for _, s := range []struct {
+		name string
+		xs   []int64
+	}{{"trace", r.Samples.Trace}, {"model, kernel " + r.Kernel, r.Samples.Model}, {"model with " + cmp.Or(r.Compare, "the toggles"), r.Samples.Toggled}} {
+		if len(s.xs) > 0 {
+			series = append(series, plot.Series{Name: s.name, Samples: appendNs(nil, s.xs)})
+		}
+	}
+	if len(series) == 0 {
+		return errors.New("no wakeup latency in the trace or the model: nothing to draw")
+	}
+	return plot.FreeReplay(w, series, plot.Options{Title: title + ", mode B (free): wakeup latency over every task"})
+}
+
+// appendNs appends latencies to a plot's samples (a negative one, which a
+// trace's clock should never give, as 0).
+func appendNs(dst []uint64, xs []int64) []uint64 {
+	for _, x := range xs {
+		dst = append(dst, uint64(max(x, 0)))
+	}
+	return dst
 }
