@@ -108,20 +108,29 @@ func (s *Sim) ftraceMoves() {
 	}
 }
 
-// head starts a line: the task column (comm-pid of what runs on cpu), the
-// CPU, the flags and the time in s.ns, then the event name.
+// head starts a line as the kernel's trace file lays it out: the task
+// column (comm right-aligned in 16 columns, a dash, the pid left-aligned in
+// 7: the kernel's "%16s-%-7d"), the CPU, the flags and the time, seconds
+// right-aligned in 5 columns, then the event name. The time has nine
+// digits after the point, not the file's six: the simulation's times are
+// whole ns, and a replay of the text must see them as they were (package
+// trace reads either).
 func (l *ftraceLog) head(s *Sim, cpu int32, pid int32, event string) {
 	b := l.line[:0]
 	comm := "<idle>"
 	if pid > 0 {
 		comm = l.comm[pid-1]
 	}
-	for n := len(comm) + 1 + len(strconv.Itoa(int(pid))); n < 16; n++ {
+	for n := len(comm); n < 16; n++ {
 		b = append(b, ' ')
 	}
 	b = append(b, comm...)
 	b = append(b, '-')
+	n := len(b)
 	b = strconv.AppendInt(b, int64(pid), 10)
+	for len(b)-n < 7 {
+		b = append(b, ' ')
+	}
 	b = append(b, " ["...)
 	if cpu < 100 {
 		b = append(b, '0')
@@ -131,10 +140,15 @@ func (l *ftraceLog) head(s *Sim, cpu int32, pid int32, event string) {
 	}
 	b = strconv.AppendInt(b, int64(cpu), 10)
 	b = append(b, "] d..2. "...)
-	b = strconv.AppendUint(b, s.now/1e9, 10)
+	sec := s.now / 1e9
+	for d := uint64(10000); d > 1 && sec < d; d /= 10 {
+		b = append(b, ' ')
+	}
+	b = strconv.AppendUint(b, sec, 10)
 	b = append(b, '.')
-	frac := strconv.AppendUint(nil, s.now%1e9+1e9, 10) // 1 followed by nine digits
-	b = append(b, frac[1:]...)
+	n = len(b)
+	b = strconv.AppendUint(b, s.now%1e9+1e9, 10) // 1 followed by nine digits
+	b = append(b[:n], b[n+1:]...)
 	b = append(b, ": "...)
 	b = append(b, event...)
 	b = append(b, ": "...)

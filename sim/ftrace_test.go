@@ -53,3 +53,30 @@ func TestWriteFtraceCounts(t *testing.T) {
 		t.Error("WriteFtrace after the run: no error")
 	}
 }
+
+// A line starts as the kernel's trace file starts it ("%16s-%-7d", the
+// CPU in three digits, the flags, seconds right-aligned in five columns),
+// with nine digits of ns after the point, and building it allocates
+// nothing once the line buffer has grown.
+func TestFtraceLineLayout(t *testing.T) {
+	l := &ftraceLog{comm: []string{"a", "kworker/u16:3-e"}, line: make([]byte, 0, 256)}
+	s := &Sim{}
+	for _, tc := range []struct {
+		now      uint64
+		cpu, pid int32
+		want     string
+	}{
+		{1_000_000_007, 3, 1, "               a-1       [003] d..2.     1.000000007: sched_switch: "},
+		{12_345_678_901_234, 117, 2, " kworker/u16:3-e-2       [117] d..2. 12345.678901234: sched_switch: "},
+		{0, 0, 0, "          <idle>-0       [000] d..2.     0.000000000: sched_switch: "},
+	} {
+		s.now = tc.now
+		l.head(s, tc.cpu, tc.pid, "sched_switch")
+		if got := string(l.line); got != tc.want {
+			t.Errorf("line\n%q, want\n%q", got, tc.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { l.head(s, 5, 1, "sched_switch") }); n != 0 {
+		t.Errorf("a line head allocates %v times", n)
+	}
+}

@@ -134,9 +134,9 @@ func traceReplayCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) in
 	opt.BurnIn = int64(d)
 	switch {
 	case *hz < 0 || *hz > 100000:
-		return usage("--hz %d: want 1..100000", *hz)
+		return usage("--hz %d: want 1..100000, or 0 for the trace's own", *hz)
 	case *cpus < 0 || *cpus > replay.MaxCPUs:
-		return usage("--cpus %d: want 1..%d", *cpus, replay.MaxCPUs)
+		return usage("--cpus %d: want 1..%d, or 0 for the trace's count", *cpus, replay.MaxCPUs)
 	case *tasks < 0:
 		return usage("--tasks %d: want 0 or more", *tasks)
 	}

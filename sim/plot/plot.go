@@ -1,7 +1,8 @@
 // Package plot draws simulator results as PNG images with gonum/plot:
 // latency distributions (one CDF or tail per variant), the CPU share of
-// tasks or workloads over time, and a figure's per-seed values on both
-// sides of an experiment.
+// tasks or workloads over time, a figure's per-seed values on both sides
+// of an experiment, and a trace replay's pick agreement over time and
+// latencies (PinnedReplay, FreeReplay).
 //
 // Every plot is drawn to be read without its data at hand: the legend sits
 // outside the plotting area (to its right, or below it when its entries
