@@ -434,3 +434,63 @@ func TestRB5ExecOfATaskThatFitsNowhere(t *testing.T) {
 		}
 	}
 }
+
+// An asymmetric domain above the LLCs (two LLCs, little and big) has a
+// shared object of its own (KERNEL-SPEC-ASYM §2.5), whose nr_idle_scan
+// bounds select_idle_capacity (§4.3 step 2): its span's weight on a warm
+// machine, 0 at boot (and then the scan returns nothing at once), and
+// recomputed by a periodic balance of that domain from its utilization,
+// w and imbalance_pct being the domain's: Σ util = 2048 over w = 4 is
+// x = 512, t = ⌊512²·p²/(10⁴·1024)⌋ capped at 1024, and nr_idle_scan =
+// ⌊(1024 − t)·4/1024⌋ (2 for the domain's p of 117).
+func TestAsymAboveLLCScanBound(t *testing.T) {
+	m := topology.Machine{Packages: 1, LLCsPerPackage: 2, CoresPerLLC: 2, ThreadsPerCore: 1}
+	top, err := topology.BuildCapacities(m, []uint64{512, 512, 1024, 1024})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := top.SDAsymCPUCapacity(0)
+	if sd == nil || sd == top.SDLLC(0) || top.NumSharedIDs() != top.NumLLCs()+1 {
+		t.Fatalf("the asym domain %v is not above the LLCs (%d shared IDs)", sd, top.NumSharedIDs())
+	}
+	for _, tc := range []struct {
+		preset topology.Preset
+		want   int
+	}{{topology.Warm, 4}, {topology.Boot, 0}} {
+		s, err := New(top, WithPreset(tc.preset, 1_000_000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := s.LLC(top.NumLLCs()).NrIdleScan; got != tc.want {
+			t.Errorf("%v: the asym object's nr_idle_scan %d, want %d", tc.preset, got, tc.want)
+		}
+		se, _ := eevdf.NewEntity("p")
+		p, err := s.NewTask(se, WithCPU(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.selectIdleCapacity(p, sd, 0, 0)
+		if tc.want == 0 && got != -1 {
+			t.Errorf("%v: an nr_idle_scan of 0 scanned and found CPU %d", tc.preset, got)
+		}
+		if tc.want > 0 && got != 0 {
+			t.Errorf("%v: the scan from idle target 0 found CPU %d, want 0", tc.preset, got)
+		}
+	}
+	s, err := New(top, WithPreset(topology.Warm, 1_000_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pct := uint64(sd.ImbalancePct())
+	x := uint64(2048 / 4)
+	tt := min(x*x*pct*pct/(10000*1024), 1024)
+	want := int((1024 - tt) * 4 / 1024)
+	llcBefore := s.LLC(top.LLC(0)).NrIdleScan
+	s.updateIdleCPUScan(&lbEnv{sd: sd, dstCPU: 0, idle: cpuIdle}, 2048)
+	if got := s.LLC(top.NumLLCs()).NrIdleScan; got != want || want == 4 {
+		t.Errorf("after a balance of the asym domain: nr_idle_scan %d, want %d (imbalance_pct %d)", got, want, pct)
+	}
+	if got := s.LLC(top.LLC(0)).NrIdleScan; got != llcBefore {
+		t.Errorf("the LLC's nr_idle_scan changed to %d by the asym domain's balance", got)
+	}
+}

@@ -272,15 +272,24 @@ func (s *System) updateSdLbStats(env *lbEnv, sds *sdStats) {
 // may scan shrinks with the LLC's utilization, quadratically, to none at
 // about 85 %: with x the mean utilization per CPU, w the LLC weight and p
 // its imbalance_pct, nr_idle_scan = ⌊(1024 − min(⌊x²p²/(10⁴·1024)⌋, 1024))·w/1024⌋.
+//
+// It runs for a domain that owns a shared object (KERNEL-SPEC-ASYM §2.5):
+// the LLC domain, and an asymmetric domain above the LLCs, whose object's
+// nr_idle_scan bounds select_idle_capacity (§4.3); w and p are then that
+// domain's.
 func (s *System) updateIdleCPUScan(env *lbEnv, sumUtil uint64) {
 	if !s.feat.Has(features.SISUtil) || env.idle == cpuNewlyIdle {
 		return
 	}
+	var l *llcState
 	w := uint64(s.top.SDLLCSize(env.dstCPU))
-	if uint64(env.sd.Weight()) != w {
-		return
+	switch {
+	case uint64(env.sd.Weight()) == w:
+		l = s.llcOf(env.dstCPU)
+	case env.sd == s.top.SDAsymCPUCapacity(env.dstCPU):
+		w = uint64(env.sd.Weight())
+		l = s.asymSharedOf(env.dstCPU)
 	}
-	l := s.llcOf(env.dstCPU)
 	if l == nil {
 		return
 	}

@@ -30,13 +30,19 @@ func (s *System) asymWakeupUtil(p *Task) uint64 {
 //
 // The scan limit is the domain's shared object's nr_idle_scan. When the
 // asym domain is the LLC domain that is the LLC's; an asym domain above
-// the LLCs (capacity classes in separate LLCs) has an object of its own
-// whose nr_idle_scan the model does not keep, and is scanned without a
-// limit.
+// the LLCs (capacity classes in separate LLCs) has an object of its own,
+// which its periodic balance keeps (updateIdleCPUScan).
 func (s *System) selectIdleCapacity(p *Task, sd *topology.Domain, target int, u uint64) int {
 	nr := int(^uint(0) >> 1)
-	if s.feat.Has(features.SISUtil) && sd == s.top.SDLLC(target) {
-		if l := s.llcOf(target); l != nil {
+	if s.feat.Has(features.SISUtil) {
+		var l *llcState
+		switch sd {
+		case s.top.SDLLC(target):
+			l = s.llcOf(target)
+		case s.top.SDAsymCPUCapacity(target):
+			l = s.asymSharedOf(target)
+		}
+		if l != nil {
 			nr = l.nrIdleScan + 1
 			if nr == 1 {
 				return -1

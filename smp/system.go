@@ -342,7 +342,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		tickNsec: c.tickNsec,
 		hz:       max(1, 1e9/c.tickNsec),
 		cpus:     make([]cpuState, n),
-		llcs:     make([]llcState, t.NumLLCs()),
+		llcs:     make([]llcState, t.NumSharedIDs()), // the LLCs', then an asym domain's above them
 		scratch:  t.NewMask(),
 		resched:  t.NewMask(),
 		doms:     make([]domState, t.NumDomainIDs()),
@@ -418,6 +418,19 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	for i := range s.llcs {
 		if sh := t.SharedByID(i); sh != nil {
 			s.llcs[i] = llcState{hasIdleCores: shInit.HasIdleCores, nrIdleScan: shInit.NrIdleScan, nrBusyCPUs: shInit.NrBusyCPUs}
+		}
+	}
+	if n := t.NumLLCs(); len(s.llcs) > n {
+		// An asym domain's own object above the LLCs: only its
+		// nr_idle_scan is read, 0 at boot and its span's weight warm,
+		// as the preset gives an LLC's.
+		if shInit.NrIdleScan > 0 {
+			for cpu := range t.NumCPUs() {
+				if sh := t.SDBalanceShared(cpu); sh != nil && sh.ID() == n {
+					s.llcs[n].nrIdleScan = sh.Weight()
+					break
+				}
+			}
 		}
 	}
 	if c.t0 != 0 {
@@ -561,7 +574,10 @@ type LLCInfo struct {
 }
 
 // LLC returns the sched_domain_shared state of LLC llc (topology.LLC
-// numbers them); the zero LLCInfo for an LLC without one or a bad id.
+// numbers them); the zero LLCInfo for an LLC without one or a bad id. The
+// id topology.NumLLCs(), when topology.NumSharedIDs() is larger, is the
+// object of an asymmetric domain above the LLCs (only its NrIdleScan is
+// kept).
 func (s *System) LLC(llc int) LLCInfo {
 	if llc < 0 || llc >= len(s.llcs) {
 		return LLCInfo{}
@@ -578,6 +594,21 @@ func (s *System) Overloaded() bool { return s.overloaded }
 func (s *System) Tasks() []*Task { return s.tasks }
 
 // llcOf returns cpu's sched_domain_shared runtime state, or nil without one.
+// asymSharedOf is the runtime state of the shared object of cpu's
+// asymmetric domain when that domain is above the LLCs (its ID follows the
+// LLCs'); nil when cpu has no such domain.
+func (s *System) asymSharedOf(cpu int) *llcState {
+	sd := s.top.SDAsymCPUCapacity(cpu)
+	if sd == nil || sd == s.top.SDLLC(cpu) {
+		return nil
+	}
+	sh := s.top.SDBalanceShared(cpu)
+	if sh == nil || sh.ID() < s.top.NumLLCs() || sh.ID() >= len(s.llcs) {
+		return nil
+	}
+	return &s.llcs[sh.ID()]
+}
+
 func (s *System) llcOf(cpu int) *llcState {
 	sh := s.top.LLCShared(cpu)
 	if sh == nil {
