@@ -192,11 +192,11 @@ func (rq *CfsRq) detachEntityTask(se *SchedEntity) {
 // the queue's load).
 func (rq *CfsRq) initEntityPELT(se *SchedEntity) {
 	se.avg = pelt.NewTaskAvg(seWeight(se.load.weight))
+	capacity := uint64(pelt.CapacityScale)
 	if rq.pc.capacity != 0 {
-		postInitUtilAvgCap(&rq.queueOf(rq.taskGroupRq(se)).avg, &se.avg, seWeight(se.load.weight), rq.pc.capacity)
-		return
+		capacity = rq.pc.capacity
 	}
-	pelt.PostInitUtilAvg(&rq.queueOf(rq.taskGroupRq(se)).avg, &se.avg, seWeight(se.load.weight))
+	pelt.PostInitUtilAvgCapacity(&rq.queueOf(rq.taskGroupRq(se)).avg, &se.avg, seWeight(se.load.weight), capacity)
 }
 
 // reweightTaskPELT is reweight_entity's PELT part for a task that is not

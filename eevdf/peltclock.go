@@ -128,20 +128,3 @@ func (rq *CfsRq) PELTClock() uint64 { return rq.peltNow() }
 // LostIdleTime returns rq->lost_idle_time: the PELT time a saturated CPU
 // did not spend idle, 0 at capacity 1024.
 func (rq *CfsRq) LostIdleTime() uint64 { return rq.pc.lostIdleTime }
-
-// postInitUtilAvgCap is post_init_entity_util_avg on a CPU of capacity
-// cpuScale: the new task gets half the spare capacity (cpuScale −
-// util_avg)/2, truncated toward zero, capped by its share of the queue's
-// load when the queue has utilization, and nothing when there is no
-// spare.
-func postInitUtilAvgCap(q, se *pelt.Avg, seWeight, cpuScale uint64) {
-	c := (int64(cpuScale) - int64(q.UtilAvg)) / 2
-	if c > 0 {
-		u := uint64(c)
-		if q.UtilAvg != 0 {
-			u = min(q.UtilAvg*seWeight/(q.LoadAvg+1), u)
-		}
-		se.UtilAvg = u
-	}
-	se.RunnableAvg = se.UtilAvg
-}

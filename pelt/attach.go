@@ -59,15 +59,18 @@ func (q *Avg) Detach(se *Avg, seWeight uint64) int64 {
 // is (0 for a new task). runnable_avg starts equal to util_avg. The
 // attach at the first enqueue then rebuilds the sums from these averages.
 func PostInitUtilAvg(q *Avg, se *Avg, seWeight uint64) {
-	const cpuScale = CapacityScale
-	c := int64(uint64(cpuScale)-q.UtilAvg) / 2
+	PostInitUtilAvgCapacity(q, se, seWeight, CapacityScale)
+}
+
+// PostInitUtilAvgCapacity is PostInitUtilAvg on a CPU of capacity
+// cpuScale (arch_scale_cpu_capacity): cap = (cpuScale − q.util_avg)/2,
+// the rest as there. On a little CPU a new task so starts at half of
+// that CPU's spare capacity, not of 1024's.
+func PostInitUtilAvgCapacity(q *Avg, se *Avg, seWeight, cpuScale uint64) {
+	c := int64(cpuScale-q.UtilAvg) / 2 // the kernel's long: a negative difference stays negative
 	if c > 0 {
 		if q.UtilAvg != 0 {
-			u := div(q.UtilAvg*seWeight, q.LoadAvg+1)
-			if u > uint64(c) {
-				u = uint64(c)
-			}
-			se.UtilAvg = u
+			se.UtilAvg = min(div(q.UtilAvg*seWeight, q.LoadAvg+1), uint64(c))
 		} else {
 			se.UtilAvg = uint64(c)
 		}

@@ -46,7 +46,7 @@
 //	Avg.Attach, Avg.Detach         attach_entity_load_avg, detach_entity_load_avg
 //	Removed, Avg.ApplyRemoved      remove_entity_load_avg, the removed-load part of update_cfs_rq_load_avg
 //	Avg.Reweight                   reweight_entity's load_avg recomputation
-//	NewTaskAvg, PostInitUtilAvg    init_entity_runnable_average, post_init_entity_util_avg
+//	NewTaskAvg, PostInitUtilAvg(Capacity)  init_entity_runnable_average, post_init_entity_util_avg
 //	PropagateUtil/Runnable/Load    update_tg_cfs_util, _runnable, _load
 //	Propagation, PropagateEntity   add_tg_cfs_propagate, propagate_entity_load_avg
 //	TGContrib                      update_tg_load_avg
