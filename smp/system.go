@@ -217,6 +217,7 @@ type System struct {
 	nextTick uint64 // the first tick instant Advance has not run, in ticks since time 0
 	epoch    uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
 	jiffies  uint64 // jiffies0 + ⌊now / TICK_NSEC⌋
+	jiffyEnd uint64 // the time at which jiffies next grows (0: not yet computed)
 
 	jiffies0    uint64  // the jiffies at time 0 (WithJiffies0)
 	traceEvents bool    // WithEvents: record events
@@ -473,7 +474,14 @@ func (s *System) SetClock(now uint64) error {
 		s.work.begin(now)
 	}
 	s.now = now
-	s.jiffies = s.jiffies0 + now/s.tickNsec
+	if now >= s.jiffyEnd {
+		// A new jiffy (or the first call): the division only then. Near
+		// the end of time the product wraps to a small jiffyEnd, and every
+		// later call divides, which is still right.
+		q := now / s.tickNsec
+		s.jiffies = s.jiffies0 + q
+		s.jiffyEnd = (q + 1) * s.tickNsec
+	}
 	return nil
 }
 
@@ -622,6 +630,11 @@ func (s *System) Resched() []int {
 	}
 	return s.reschedScan()
 }
+
+// ReschedPending reports whether Resched may have CPUs to return: false
+// means that Resched would return nil, so a caller that asks after every
+// operation can skip the call. It changes nothing and costs a load.
+func (s *System) ReschedPending() bool { return s.reschedAny }
 
 // reschedScan is Resched's walk of the CPUs asked to reschedule.
 func (s *System) reschedScan() []int {
