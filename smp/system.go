@@ -512,15 +512,18 @@ func (s *System) RQ(cpu int) *eevdf.CfsRq {
 func (s *System) rq(cpu int) *eevdf.CfsRq {
 	c := &s.cpus[cpu]
 	if c.clockEpoch != s.epoch {
-		s.syncRq(cpu)
+		s.syncCPU(c, cpu)
 	}
 	return c.rq
 }
 
 // syncRq is rq's update_rq_clock: cpu's runqueue is brought to now and
 // listed as used in the instant.
-func (s *System) syncRq(cpu int) {
-	c := &s.cpus[cpu]
+func (s *System) syncRq(cpu int) { s.syncCPU(&s.cpus[cpu], cpu) }
+
+// syncCPU is syncRq for c, the state of CPU cpu, which rq has already
+// found: the runqueue is not looked up a second time.
+func (s *System) syncCPU(c *cpuState, cpu int) {
 	// SetClock never goes backwards, so this cannot fail.
 	_ = c.rq.SetClock(s.now)
 	c.clockEpoch = s.epoch
