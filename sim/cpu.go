@@ -264,7 +264,17 @@ func (s *Sim) tick(c *cpu) {
 // reschedule (System.Resched) after every call into smp: each first
 // catches up with a switch smp made on its own, then its reschedule is
 // due now or, with a wakeup cost, at an evResched that much later.
+//
+// It is small enough to inline: most calls find neither an ftrace log nor
+// a pending reschedule, and cost two tests instead of a call.
 func (s *Sim) collectResched() {
+	if s.ftrace != nil || s.sys.ReschedPending() {
+		s.collectReschedSlow()
+	}
+}
+
+// collectReschedSlow is collectResched's work when there may be some.
+func (s *Sim) collectReschedSlow() {
 	s.ftraceMoves()
 	if ids := s.sys.Resched(); len(ids) > 0 {
 		s.reschedule(ids)

@@ -127,6 +127,7 @@ type Sim struct {
 	done    bool
 	err     error
 	debug   bool
+	hooked  bool // debug or cfg.Progress: endStep has work at every step
 	nextPct uint64
 
 	// Ticks and reschedules (§7.3).
@@ -170,7 +171,7 @@ type wlInfo struct {
 // New builds a simulation from cfg. Every configuration error is returned;
 // nothing in New or Run panics on caller input.
 func New(cfg Config) (*Sim, error) {
-	s := &Sim{cfg: cfg, debug: cfg.Debug}
+	s := &Sim{cfg: cfg, debug: cfg.Debug, hooked: cfg.Debug || cfg.Progress != nil}
 	if err := s.configure(); err != nil {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
@@ -631,7 +632,7 @@ func (s *Sim) advance(at uint64) {
 
 // endStep checks the invariants in debug mode and reports progress.
 func (s *Sim) endStep() bool {
-	if s.debug || s.cfg.Progress != nil {
+	if s.hooked {
 		s.checkAndReport()
 	}
 	return s.err == nil

@@ -194,5 +194,7 @@ func (h *eventHeap) removeTop() {
 		}
 		q[i] = *x
 	}
-	*h = q[:n]
+	// Resliced in place, not from the copy q: the compiler then stores
+	// the length alone, without the pointer and its write barrier test.
+	*h = (*h)[:n]
 }

@@ -469,9 +469,10 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 	}
 	// The ones that act without input do their work; the System stays
 	// consistent.
-	for _, name := range []string{"System.RunPending", "System.Resched", "System.Check"} {
+	for _, name := range []string{"System.RunPending", "System.Resched", "System.ReschedPending", "System.Check"} {
 		cases[name] = func(t *testing.T) {
 			s.RunPending()
+			_ = s.ReschedPending()
 			_ = s.Resched()
 			if err := s.Check(); err != nil {
 				t.Error(err)

@@ -162,7 +162,11 @@ func fuzzSystem(t *testing.T, data []byte, st *fuzzStats) {
 		step := func(what string) {
 			s.RunPending()
 			for {
+				pending := s.ReschedPending()
 				cpus := s.Resched()
+				if !pending && cpus != nil {
+					t.Fatalf("after %s: ReschedPending false, yet Resched returned %v", what, cpus)
+				}
 				if len(cpus) == 0 {
 					break
 				}

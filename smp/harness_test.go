@@ -129,7 +129,11 @@ func (h *harness) run(end uint64) {
 func (h *harness) settle() {
 	h.s.RunPending()
 	for {
+		pending := h.s.ReschedPending()
 		cpus := h.s.Resched()
+		if !pending && cpus != nil {
+			h.t.Errorf("ReschedPending false, yet Resched returned %v", cpus)
+		}
 		if len(cpus) == 0 {
 			return
 		}

@@ -217,6 +217,7 @@ type System struct {
 	nextTick uint64 // the first tick instant Advance has not run, in ticks since time 0
 	epoch    uint64 // counts the changes of now; a runqueue whose clockEpoch differs is behind
 	jiffies  uint64 // jiffies0 + ⌊now / TICK_NSEC⌋
+	jiffyEnd uint64 // the time at which jiffies next grows (0: not yet computed)
 
 	jiffies0    uint64  // the jiffies at time 0 (WithJiffies0)
 	traceEvents bool    // WithEvents: record events
@@ -486,7 +487,14 @@ func (s *System) SetClock(now uint64) error {
 		s.work.begin(now)
 	}
 	s.now = now
-	s.jiffies = s.jiffies0 + now/s.tickNsec
+	if now >= s.jiffyEnd {
+		// A new jiffy (or the first call): the division only then. Near
+		// the end of time the product wraps to a small jiffyEnd, and every
+		// later call divides, which is still right.
+		q := now / s.tickNsec
+		s.jiffies = s.jiffies0 + q
+		s.jiffyEnd = (q + 1) * s.tickNsec
+	}
 	return nil
 }
 
@@ -517,15 +525,18 @@ func (s *System) RQ(cpu int) *eevdf.CfsRq {
 func (s *System) rq(cpu int) *eevdf.CfsRq {
 	c := &s.cpus[cpu]
 	if c.clockEpoch != s.epoch {
-		s.syncRq(cpu)
+		s.syncCPU(c, cpu)
 	}
 	return c.rq
 }
 
 // syncRq is rq's update_rq_clock: cpu's runqueue is brought to now and
 // listed as used in the instant.
-func (s *System) syncRq(cpu int) {
-	c := &s.cpus[cpu]
+func (s *System) syncRq(cpu int) { s.syncCPU(&s.cpus[cpu], cpu) }
+
+// syncCPU is syncRq for c, the state of CPU cpu, which rq has already
+// found: the runqueue is not looked up a second time.
+func (s *System) syncCPU(c *cpuState, cpu int) {
 	// SetClock never goes backwards, so this cannot fail.
 	_ = c.rq.SetClock(s.now)
 	c.clockEpoch = s.epoch
@@ -653,6 +664,11 @@ func (s *System) Resched() []int {
 	}
 	return s.reschedScan()
 }
+
+// ReschedPending reports whether Resched may have CPUs to return: false
+// means that Resched would return nil, so a caller that asks after every
+// operation can skip the call. It changes nothing and costs a load.
+func (s *System) ReschedPending() bool { return s.reschedAny }
 
 // reschedScan is Resched's walk of the CPUs asked to reschedule.
 func (s *System) reschedScan() []int {
