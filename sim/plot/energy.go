@@ -24,9 +24,10 @@ type EnergySide struct {
 // EnergyLatency writes a PNG of energy against wakeup latency: one point
 // per side and seed at (latency, energy), each side in its own colour and
 // shape, so that a side that trades latency for energy shows as a cloud
-// up and to the left of another. Latency (what Figure names, "p99.9
-// wakeup latency") is drawn in µs, ms or s, energy in joules; either axis
-// is logarithmic when its values span two decades or more. Every side
+// up and to the left of another. Latency (what figure names, "p99.9
+// wakeup latency") is drawn in µs, ms or s on a logarithmic axis (a
+// linear one if some latency is 0), energy in joules, logarithmic when
+// its values span two decades or more. Every side
 // needs as many latencies as energies, at least one, all finite.
 func EnergyLatency(w io.Writer, figure string, sides []EnergySide, opt Options) error {
 	f, err := energyFigure(figure, sides, opt)
@@ -55,7 +56,9 @@ func energyFigure(figure string, sides []EnergySide, opt Options) (*figure, erro
 			ylo, yhi = min(ylo, y), max(yhi, y)
 		}
 	}
-	logX, logY := spansDecades(xlo, xhi), spansDecades(ylo, yhi)
+	// Latency is drawn on a log axis, as in the tail plots: its ticks
+	// then fall on round durations (1, 2, 3 ms …) whatever the range.
+	logX, logY := xlo > 0, spansDecades(ylo, yhi)
 	xlo, xhi = pad(xlo, xhi, logX)
 	ylo, yhi = pad(ylo, yhi, logY)
 	f := newFigure(opt.Title)
