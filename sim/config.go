@@ -189,6 +189,8 @@ func LoadConfig(path string) (Config, error) {
 //	                                  // + "capacities": [C, ...] per CPU; or a whole machine:
 //	                                  // {"preset": "rb5"} (or "rb5-3091"), {"preset": "biglittle",
 //	                                  // "little": N, "big": M, "little_capacity": C, "big_capacity": 1024}
+//	  "energy_model": "rb5",          // Config.EnergyModel: a preset (energy.Lookup), a .json file or
+//	                                  // an inline model (energy.Load); EAS on an asymmetric machine
 //	  "nohz": "off",                  // or "idle"
 //	  "preset": "warm",               // or "boot"
 //	  "duration": "30s",              // Config.Duration
