@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/energy"
 	"github.com/schedmodel/fairclass/features"
 	"github.com/schedmodel/fairclass/smp"
 	"github.com/schedmodel/fairclass/topology"
@@ -46,6 +47,18 @@ type Config struct {
 	// Run or Sys phase's work takes 1024/C times its CPU time at capacity
 	// 1024 on a CPU of capacity C, and reports give capacities and work.
 	Capacities []uint64
+	// EnergyModel, if set, is attached to the machine's fair class with
+	// smp.WithEnergyModel (rescaled to its capacities): on an asymmetric
+	// machine without SMT it turns energy-aware scheduling on
+	// (KERNEL-SPEC-ASYM §6, §8), and the report gains an energy section
+	// (Report.Energy). nil leaves every path and number as without EAS.
+	EnergyModel *energy.Model
+	// EnergyEstimateOnly keeps EnergyModel out of the fair class: EAS
+	// stays off and every placement is what it is without a model, while
+	// the report still estimates the run's energy with it (rescaled to
+	// the machine's capacities). It is how a run without EAS is priced
+	// beside one with it.
+	EnergyEstimateOnly bool
 	// Nohz is the tick mode of idle CPUs: smp.NohzOff (the default, the
 	// mode KERNEL-SPEC-SMP calls exact: every CPU ticks, idle or not, so
 	// that an idle CPU runs its own periodic balancing) or smp.NohzIdle
@@ -176,6 +189,8 @@ func LoadConfig(path string) (Config, error) {
 //	                                  // + "capacities": [C, ...] per CPU; or a whole machine:
 //	                                  // {"preset": "rb5"} (or "rb5-3091"), {"preset": "biglittle",
 //	                                  // "little": N, "big": M, "little_capacity": C, "big_capacity": 1024}
+//	  "energy_model": "rb5",          // Config.EnergyModel: a preset (energy.Lookup), a .json file or
+//	                                  // an inline model (energy.Load); EAS on an asymmetric machine
 //	  "nohz": "off",                  // or "idle"
 //	  "preset": "warm",               // or "boot"
 //	  "duration": "30s",              // Config.Duration
@@ -287,6 +302,7 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		Groups        []jsonGroup       `json:"groups"`
 		CgroupMode    string            `json:"cgroup_mode"`
 		Workloads     []json.RawMessage `json:"workloads"`
+		EnergyModel   json.RawMessage   `json:"energy_model"`
 	}
 	offs, err := strictDecode(data, &jc)
 	if err != nil {
@@ -389,6 +405,13 @@ func decodeConfig(data []byte, dir string) (Config, error) {
 		cfg.CgroupMode = m
 	} else {
 		cfg.CgroupMode = eevdf.ModeConcur
+	}
+	if len(jc.EnergyModel) > 0 && string(jc.EnergyModel) != "null" {
+		m, err := parseEnergyModel(jc.EnergyModel, dir)
+		if err != nil {
+			return Config{}, offs.place("energy_model", err)
+		}
+		cfg.EnergyModel = m
 	}
 	if len(jc.Workloads) == 0 {
 		err := errors.New("no workloads: a configuration needs at least one")

@@ -134,6 +134,7 @@ type Sim struct {
 	ticking    *topology.Mask // NohzIdle: the CPUs whose tick runs (busy ones)
 	tickPosted bool           // a tick instant is pending, at tickAt
 	tickAt     uint64         // (kept out of the heap: see nextIsTick)
+	meter      *energyMeter   // Config.EnergyModel's accounting, sampled at tick instants; nil without
 	due        *topology.Mask // CPUs whose reschedule is due at this instant
 	nDue       int
 	flushing   bool
@@ -543,6 +544,9 @@ func (s *Sim) step() bool {
 		}
 		s.advance(s.tickAt)
 		s.ticks()
+		if s.meter != nil {
+			s.sampleEnergy()
+		}
 		cls = clsTick
 	} else {
 		if len(s.heap) == 0 {

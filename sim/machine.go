@@ -88,6 +88,9 @@ func (s *Sim) newSystem(top *topology.Topology) error {
 		s.hier = eevdf.NewHierarchy(eevdf.WithCgroupMode(cfg.CgroupMode), eevdf.WithOnlineCPUs(n))
 		rqOpts = append(rqOpts, eevdf.WithHierarchy(s.hier))
 	}
+	if cfg.EnergyModel != nil && !cfg.EnergyEstimateOnly {
+		opts = append(opts, smp.WithEnergyModel(cfg.EnergyModel))
+	}
 	opts = append(opts, smp.WithRunqueueOptions(rqOpts...))
 	sys, err := smp.New(top, opts...)
 	if err != nil {
@@ -98,7 +101,7 @@ func (s *Sim) newSystem(top *topology.Topology) error {
 	}
 	s.top, s.sys = top, sys
 	s.baseSlice = sys.RQ(0).BaseSlice()
-	return nil
+	return s.newEnergyMeter()
 }
 
 // syncClock is SetClock on the System at the current simulated time: every

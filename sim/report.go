@@ -53,6 +53,9 @@ type Report struct {
 	// Capacities are the CPUs' original capacities on an asymmetric
 	// machine, nil (left out) when every CPU has 1024.
 	Capacities []uint64 `json:"capacities,omitempty"`
+	// Energy is the run's energy estimate and EAS counters, present only
+	// with Config.EnergyModel.
+	Energy *EnergyReport `json:"energy,omitempty"`
 
 	Placement       PlacementReport  `json:"placement"`        // how tasks reached their CPUs
 	MigrationCauses []MigrationCause `json:"migration_causes"` // Migrations by cause, and fork balance
@@ -257,6 +260,7 @@ func (s *Sim) Report() *Report {
 		Placement:       placementReport(&st),
 		MigrationCauses: migrationCauses(&st),
 		Conservation:    s.conservation(),
+		Energy:          s.energyReport(),
 	}
 	r.Tasks = make([]TaskReport, len(s.tasks))
 	for i := range s.tasks {
@@ -593,6 +597,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(bw, "work conservation: CPUs idle %.2f%% of the time, %.3f%% while another CPU had 2+ runnable tasks (%d stretches, the longest %s ms; some CPU had 2+ for %s s)\n",
 			100*c.IdleFraction, 100*c.StrandedFraction, c.Stretches, ms3(c.LongestNs), s3(c.OverloadedNs))
 	}
+	r.writeEnergyText(bw)
 	for i := range r.Workloads {
 		wr := &r.Workloads[i]
 		fmt.Fprintf(bw, "\n== %s (%s): %d task(s), %s ms of CPU", wr.Name, wr.Kind, wr.NTasks, ms3(wr.RuntimeNs))
@@ -831,6 +836,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 		row("channel", c.Name, "received", u(c.Received))
 		row("channel", c.Name, "max_fill", strconv.Itoa(c.MaxFill))
 	}
+	r.writeEnergyCSV(row)
 	cw.Flush()
 	return cw.Error()
 }

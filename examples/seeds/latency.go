@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/schedmodel/fairclass/energy"
 	"github.com/schedmodel/fairclass/sim"
 	"github.com/schedmodel/fairclass/sim/plot"
 )
@@ -53,6 +54,17 @@ func latencyConfig(m machine, seed uint64, d time.Duration, c latencyColumn) sim
 // seed's, and no verdict: the other seeds run it only for --out's files
 // and plots, and their summaries of it are zero otherwise.
 func runLatency(o options, w io.Writer, progress func(float64), id string, d time.Duration, cols []latencyColumn) ([][]sim.LatencySummary, error) {
+	sums, _, _, err := runLatencyEAS(o, w, progress, id, d, cols, nil)
+	return sums, err
+}
+
+// runLatencyEAS is runLatency that, with a model, also prices every run
+// by it (sim.Config.EnergyEstimateOnly: the columns' runs are unchanged)
+// and runs the custom-slice columns (1 and 2) with EAS on (the model
+// attached) in every seed, in the same sweep. It returns the columns'
+// reports by seed, then column (nil for a default-slice run not made),
+// and the EAS runs' by seed, then column 1 and 2.
+func runLatencyEAS(o options, w io.Writer, progress func(float64), id string, d time.Duration, cols []latencyColumn, model *energy.Model) ([][]sim.LatencySummary, []*sim.Report, []*sim.Report, error) {
 	m := latencyMachine(o).under(o.kernel)
 	type run struct{ k, c int }
 	var runs []run
@@ -63,13 +75,28 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 				continue
 			}
 			runs = append(runs, run{k, c})
-			cfgs = append(cfgs, latencyConfig(m, seed, d, col))
+			cfg := latencyConfig(m, seed, d, col)
+			if model != nil {
+				cfg.EnergyModel, cfg.EnergyEstimateOnly = model, true
+			}
+			cfgs = append(cfgs, cfg)
 		}
 	}
-	got, err := sweep(o, cfgs, progress)
-	if err != nil {
-		return nil, err
+	n := len(cfgs)
+	if model != nil {
+		for _, seed := range o.seedList() {
+			for _, col := range cols[1:3] {
+				cfg := latencyConfig(m, seed, d, col)
+				cfg.EnergyModel = model
+				cfgs = append(cfgs, cfg)
+			}
+		}
 	}
+	all, err := sweep(o, cfgs, progress)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	got, eas := all[:n], all[n:]
 	sums := make([][]sim.LatencySummary, o.runs)
 	reports := make([]*sim.Report, o.runs*len(cols))
 	for k := range sums {
@@ -80,7 +107,13 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 		sums[k][c] = *r.Workloads[0].Latency
 		reports[k*len(cols)+c] = r
 		if err := save(o, fmt.Sprintf("seed%s-%s-s%d", id, cols[c].slug, o.seedList()[k]), r); err != nil {
-			return nil, err
+			return nil, nil, nil, err
+		}
+	}
+	for i, r := range eas {
+		k, c := i/2, 1+i%2
+		if err := save(o, fmt.Sprintf("seed%s-%s-eas-s%d", id, cols[c].slug, o.seedList()[k]), r); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	io.WriteString(w, m.describe(d))
@@ -103,7 +136,7 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 	// The table without its own heading (the rows above are it).
 	var buf strings.Builder
 	if err := sim.WriteLatencyTable(&buf, table); err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	_, body, _ := strings.Cut(buf.String(), "\n")
 	io.WriteString(w, body)
@@ -123,10 +156,10 @@ func runLatency(o options, w io.Writer, progress func(float64), id string, d tim
 			return plot.LatencyTail(w, series, plot.Options{Title: title, OthersLabel: "thin: the other seeds"})
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return sums, nil
+	return sums, reports, eas, nil
 }
 
 // tailSeries are the columns' latency samples in every simulation seed
@@ -240,6 +273,9 @@ func seed002(o options, w io.Writer, progress func(float64)) ([]*figure, error) 
 		d = 10 * time.Second
 	}
 	cols := seed002Columns()
+	if o.eas {
+		return seed002EAS(o, w, progress, d, cols)
+	}
 	s, err := runLatency(o, w, progress, "002", d, cols)
 	if err != nil {
 		return nil, err

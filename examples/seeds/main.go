@@ -37,6 +37,13 @@
 //	              names any other, and an experiment the kernel cannot run
 //	              is printed as not run, with the reasons (kernel.go);
 //	              the others run that kernel's fair class on every CPU
+//	--eas         seed 002 also runs its two custom-slice sides with EAS
+//	              on (the RB5's energy model, energy.RB5, attached) in
+//	              every seed, prices every run of it by that model
+//	              (energy at schedutil's states, time at max frequency),
+//	              prints the comparison and the thread's directions with
+//	              EAS on, and with --out plots energy against p99.9
+//	              wakeup latency (seed002-energy-latency.png)
 //
 // A flag given with a value it cannot take (--runs 0, --out "", --seeds
 // 000,000) is an error reported before any simulation, with exit status 2.
@@ -74,6 +81,8 @@ type options struct {
 	seeds map[string]bool
 	// kernel is the preset the experiments run under (--kernel).
 	kernel eevdf.Kernel
+	// eas runs seed 002 with energy-aware scheduling too (--eas).
+	eas bool
 }
 
 // seedList is the simulation seeds, in order: seed, seed+1, …
@@ -123,6 +132,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&list, "seeds", "000,002,003,004", "experiments to run, comma separated")
 	fs.StringVar(&o.out, "out", "", "directory for JSON and CSV reports and PNG plots")
 	fs.BoolVar(&o.quiet, "quiet", false, "no progress output")
+	fs.BoolVar(&o.eas, "eas", false, "seed 002 also runs its custom-slice sides with the RB5 energy model (EAS on) and prices every run")
 	fs.StringVar(&kernel, "kernel", eevdf.KernelV73.String(), "the kernel preset: v7.3, v7.1, v7.0, v6.18, v6.12 or v6.6")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
