@@ -137,6 +137,17 @@ func (t ticker) Ticks(lo, hi float64) []plot.Tick {
 	if step > 0 {
 		prec = max(0, int(-math.Floor(math.Log10(step)+1e-9)))
 	}
+	// Ticks need not be multiples of their step (1.5, 2.5, 3.5 by 1):
+	// every labelled value gets the decimals it needs, or two labels
+	// would round to one number.
+	for _, tk := range ticks {
+		if tk.Label == "" {
+			continue
+		}
+		if _, frac, ok := strings.Cut(plain(tk.Value), "."); ok {
+			prec = max(prec, len(frac))
+		}
+	}
 	for i := range ticks {
 		if ticks[i].Label != "" {
 			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', prec, 64)

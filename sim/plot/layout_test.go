@@ -307,3 +307,30 @@ func TestDegenerateDataDraws(t *testing.T) {
 		t.Error("no error for seeds and values of different counts")
 	}
 }
+
+// Ticks that are not multiples of their step keep the decimals their
+// values need: 1.5, 2.5 and 3.5 ms a step of 1 apart are labelled so, not
+// "2", "2" and "4".
+func TestTickLabelsAreTheValues(t *testing.T) {
+	for _, r := range [][2]float64{{1.2, 3.9}, {1.5e6, 3.5e6}, {0.15, 0.35}, {0, 8e9}} {
+		seen := map[string]bool{}
+		for _, tk := range (ticker{nsPer: 1}).Ticks(r[0], r[1]) {
+			if tk.Label == "" {
+				continue
+			}
+			if seen[tk.Label] {
+				t.Errorf("range %v: label %q twice", r, tk.Label)
+			}
+			seen[tk.Label] = true
+		}
+	}
+	var got []string
+	for _, tk := range (ticker{nsPer: 1}).Ticks(1.5, 3.5) {
+		if tk.Label != "" {
+			got = append(got, tk.Label)
+		}
+	}
+	if strings.Join(got, " ") != "1.5 2.5 3.5" {
+		t.Errorf("labels %q, want 1.5 2.5 3.5", got)
+	}
+}
