@@ -67,10 +67,10 @@
 // exec slow path and task_hot test cookies. Core reports the per-core and
 // per-CPU state. With no cookie the System is exactly the one without.
 //
-// The modelled machine is the symmetric one of KERNEL-SPEC-SMP §0: every CPU
-// of capacity 1024, one NUMA node, no energy model (unless given, below), no asymmetric packing, no
-// uclamp, no NUMA balancing, no bandwidth control, no
-// RT or deadline tasks, no IRQ or steal time, every CPU active; the
+// The base machine is the symmetric one of KERNEL-SPEC-SMP §0 (asymmetric
+// capacities and an energy model are described below): every CPU of
+// capacity 1024, one NUMA node, no asymmetric packing, no uclamp, no NUMA
+// balancing, no bandwidth control, no RT or deadline tasks, no IRQ or steal time, every CPU active; the
 // branches those features select are taken as the spec says. The
 // remote-wakeup queue, IPIs and the CPU stopper act at once (§7.3), and
 // update_group_capacity, which never changes a value on this machine, is
