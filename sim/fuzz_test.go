@@ -20,6 +20,12 @@ func FuzzParseConfig(f *testing.F) {
 		"channels": [{"name": "c", "capacity": 1}],
 		"tasks": [{"name": "a", "cookie": 1, "program": [{"forever": [{"send": "c"}, {"run": "10us"}]}]},
 		          {"name": "b", "cookie": 2, "program": [{"forever": [{"recv": "c"}, {"yield": true}, {"run": "5us"}]}]}]}]}`))
+	// The RB5 with its energy model; an earlier kernel under the lazy
+	// model with kernel-mode time and timer slack; a big.LITTLE machine
+	// with groups.
+	f.Add([]byte(`{"duration": "20ms", "machine": {"preset": "rb5"}, "energy_model": "rb5", "workloads": [{"kind": "stress", "n": 3}, {"kind": "cyclictest", "threads": 1, "interval": "1ms"}]}`))
+	f.Add([]byte(`{"duration": "20ms", "cpus": 2, "kernel": "v6.18", "preempt": "lazy", "timer_slack": "50us", "workloads": [{"kind": "hackbench", "groups": 1, "fds": 2, "loops": 100, "pipe": true}, {"kind": "cyclictest", "threads": 1, "interval": "1ms"}]}`))
+	f.Add([]byte(`{"duration": "20ms", "machine": {"preset": "biglittle", "little": 2, "big": 2, "little_capacity": 446, "big_capacity": 1024}, "groups": [{"name": "g", "weight": 50}], "workloads": [{"kind": "stress", "n": 4, "group": "g"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := ParseConfig(data, "testdata")
 		if err != nil {
