@@ -56,6 +56,30 @@ type bTimeline struct {
 	free   tlFree
 	// pending is an entity inserted but not yet placed (see insert).
 	pending *SchedEntity
+	// hint is the slot, in its leaf, of the entity findEligible last
+	// returned: a pick erases that entity next (set_next), and its
+	// position is then known without a scan of the leaf (position). It is
+	// only a guess, checked against the slot before use, so that nothing
+	// that moves entities needs to clear it; a slot index, not a pointer,
+	// so that storing it needs no write barrier.
+	hint uint8
+}
+
+// position returns the position of se in its leaf l: 0 when se is first
+// (a test that a queue draining from the front, the hogs stream's, passes
+// nearly always, so it comes before the hint); otherwise from the slot of
+// the last entity found eligible when that slot holds se (slots outside a
+// leaf's entities hold nil, so the slot is then in use and the position
+// is its distance from the offset); by a scan of the leaf otherwise.
+func (t *bTimeline) position(l *tlLeaf, se *SchedEntity) int {
+	o := uint(l.off)
+	if l.se[o%leafMax] == se {
+		return 0
+	}
+	if k := uint(t.hint) % leafMax; l.se[k] == se {
+		return int((k - o) % leafMax)
+	}
+	return l.indexOf(se)
 }
 
 // keeps reports that a subtree of aggregate a that holds an entity of
@@ -323,7 +347,7 @@ func (t *bTimeline) remove(se *SchedEntity) {
 	if l == nil {
 		panic("eevdf: timeline erasure of an entity not in a timeline: " + se.name)
 	}
-	i := l.indexOf(se)
+	i := t.position(l, se)
 	x := l.agg(i)
 	l.removeAt(i)
 	t.count--
@@ -351,7 +375,7 @@ func (t *bTimeline) replace(out, in *SchedEntity) {
 		panic("eevdf: timeline replacement in a tree of several levels")
 	}
 	t.count--
-	j := l.indexOf(out)
+	j := t.position(l, out)
 	xo := l.agg(j)
 	l.replaceAt(j, in)
 	t.swapAgg(l, xo, agg{in.vruntime, in.slice, in.slice})
@@ -654,6 +678,7 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 	for i := range l.count() {
 		if k := l.at(i); int64(l.v[k]-zero) <= limit {
 			m.visited += i + 1
+			t.hint = uint8(k)
 			return l.se[k]
 		}
 	}

@@ -56,6 +56,10 @@ var (
 	_ [leafMin - 4]struct{}
 	_ [innerMin - 4]struct{}
 	_ = [1]struct{}{}[leafMax&(leafMax-1)] // leafMax is a power of two (rings)
+	// countNotAfter searches leaves' deadlines and interior nodes'
+	// separators as arrays of 16.
+	_ = [1]struct{}{}[leafMax-16]
+	_ = [1]struct{}{}[innerMax-16]
 	// A merge fits in a leaf, and a sibling that cannot lend (leafMin)
 	// merges.
 	_ [leafMax - leafMergeMax]struct{}
@@ -157,31 +161,37 @@ func (l *tlLeaf) at(i int) uint { return (uint(l.off) + uint(i)) % leafMax }
 // whose deadline is not later than dl, in the signed order: every slot of
 // a full ring is in use, so the count runs over the whole array whatever
 // the offset. (A leaf with room is searched by insertSorted.)
-func (l *tlLeaf) upperFull(dl uint64) int { return countNotAfter(l.dl[:], dl) }
+func (l *tlLeaf) upperFull(dl uint64) int { return countNotAfter(&l.dl, leafMax, dl) }
 
 // upperSep returns the number of the first n separators of an interior
 // node at or before dl: the child an entity of deadline dl goes into.
-func upperSep(ds *[innerMax]uint64, n int, dl uint64) int { return countNotAfter(ds[:n], dl) }
+func upperSep(ds *[innerMax]uint64, n int, dl uint64) int { return countNotAfter(ds, n, dl) }
 
-// countNotAfter returns the number of deadlines of ds not later than dl,
-// in the signed order (int64(dl−d) ≥ 0). It counts the sign bits of the
-// differences d−dl−1 (d + ^dl), negative exactly for those deadlines (a
-// deadline 2^63 after dl, which the order puts later, included), four at
-// a time: no branch depends on the data, and no load waits for a
-// comparison, so that a node not in the cache costs one round of misses.
-// (A bisection chains its loads, each waiting for the comparison before
-// it; a search by quarters, two rounds, executed as many instructions for
-// a node of 16 and measured no faster.) Adding ^dl to the loaded deadline
-// spares the copy of dl that a subtraction from it takes for each.
-func countNotAfter(ds []uint64, dl uint64) int {
+// countNotAfter returns the number of the first n ≤ 16 deadlines of ds
+// not later than dl, in the signed order (int64(dl−d) ≥ 0). It counts the
+// sign bits of the differences d−dl−1 (d + ^dl), negative exactly for
+// those deadlines (a deadline 2^63 after dl, which the order puts later,
+// included), four at a time: no branch depends on the data, and no load
+// waits for a comparison, so that a node not in the cache costs one round
+// of misses. (A bisection chains its loads, each waiting for the
+// comparison before it; a search by quarters, two rounds, executed as many
+// instructions for a node of 16 and measured no faster.) Adding ^dl to the
+// loaded deadline spares the copy of dl that a subtraction from it takes
+// for each. The index runs over the array itself, masked to its length,
+// rather than over a slice cut four further at each round: a cut updates a
+// pointer, a length and a capacity, a mask is one instruction and lets the
+// compiler drop the bounds checks.
+func countNotAfter(ds *[16]uint64, n int, dl uint64) int {
 	m := ^dl
 	c := uint64(0)
-	for len(ds) >= 4 {
-		c += (ds[0]+m)>>63 + (ds[1]+m)>>63 + (ds[2]+m)>>63 + (ds[3]+m)>>63
-		ds = ds[4:]
+	u := uint(n)
+	i := uint(0)
+	for ; i+4 <= u; i += 4 {
+		b := i & 12
+		c += (ds[b]+m)>>63 + (ds[b+1]+m)>>63 + (ds[b+2]+m)>>63 + (ds[b+3]+m)>>63
 	}
-	for _, d := range ds {
-		c += (d + m) >> 63
+	for ; i < u; i++ {
+		c += (ds[i&15] + m) >> 63
 	}
 	return int(c)
 }
