@@ -390,80 +390,99 @@ func (p *parser) parseOp(ws []word) error {
 
 // parseGroup parses `group NAME [parent=P] [weight=W | nice=N] [idle]`.
 func (p *parser) parseGroup(ws []word) error {
+	g, _, err := parseGroupLine(ws, p.groups, len(p.sc.Groups), false, p.errAt)
+	if err != nil {
+		return err
+	}
+	g.Pos = Pos{p.line, ws[0].col}
+	p.groups[g.Name] = len(p.sc.Groups)
+	p.sc.Groups = append(p.sc.Groups, g)
+	p.sc.HasGroups = true
+	return nil
+}
+
+// parseGroupLine parses a group declaration of either language: its name,
+// checked against the n groups declared so far (groups maps their names
+// to indexes), and its attributes — parent=, weight=, nice=, idle, and
+// mkdir where mkdirOK (the multi-CPU language). errAt places an error at a
+// column of the line.
+func parseGroupLine(ws []word, groups map[string]int, n int, mkdirOK bool, errAt func(int, string, ...any) error) (g Group, mkdir bool, err error) {
 	if len(ws) < 2 {
-		return p.errAt(ws[0].col+len(ws[0].s), "group needs a name")
+		return g, false, errAt(ws[0].col+len(ws[0].s), "group needs a name")
 	}
 	name := ws[1].s
 	switch {
 	case name == RootGroup:
-		return p.errAt(ws[1].col, "group %q: / is the root group, which exists already", name)
+		return g, false, errAt(ws[1].col, "group %q: / is the root group, which exists already", name)
 	case !validName(name) || strings.Contains(name, "="):
-		return p.errAt(ws[1].col, "bad group name %q (letters, digits, _ - . ; at most 64)", name)
+		return g, false, errAt(ws[1].col, "bad group name %q (letters, digits, _ - . ; at most 64)", name)
 	}
-	if _, dup := p.groups[name]; dup {
-		return p.errAt(ws[1].col, "group %s declared twice", name)
+	if _, dup := groups[name]; dup {
+		return g, false, errAt(ws[1].col, "group %s declared twice", name)
 	}
-	if len(p.sc.Groups) >= MaxGroups {
-		return p.errAt(ws[0].col, "more than %d groups", MaxGroups)
+	if n >= MaxGroups {
+		return g, false, errAt(ws[0].col, "more than %d groups", MaxGroups)
 	}
-	g := Group{Name: name, Pos: Pos{p.line, ws[0].col}}
+	flags, names := " or idle", "parent, weight, nice or idle"
+	if mkdirOK {
+		flags, names = ", idle or mkdir", "parent, weight, nice, idle or mkdir"
+	}
+	g = Group{Name: name} // the caller, which knows the line, sets Pos
 	seen := map[string]bool{}
 	for _, w := range ws[2:] {
 		key, val, ok := strings.Cut(w.s, "=")
-		if !ok && w.s == "idle" {
-			key = "idle"
+		if !ok && (w.s == "idle" || mkdirOK && w.s == "mkdir") {
+			key = w.s
 		} else if !ok {
-			return p.errAt(w.col, "group attribute %q: want parent=P, weight=W, nice=N or idle", w.s)
+			return g, false, errAt(w.col, "group attribute %q: want parent=P, weight=W, nice=N%s", w.s, flags)
 		}
 		if seen[key] {
-			return p.errAt(w.col, "group attribute %s given twice", key)
+			return g, false, errAt(w.col, "group attribute %s given twice", key)
 		}
 		seen[key] = true
 		vcol := w.col + len(key) + 1
 		switch key {
 		case "parent":
 			if val == name {
-				return p.errAt(vcol, "group %s: a group cannot be its own parent (a cycle of parents)", name)
+				return g, false, errAt(vcol, "group %s: a group cannot be its own parent (a cycle of parents)", name)
 			}
 			if val == RootGroup {
 				continue
 			}
-			i, ok := p.groups[val]
+			i, ok := groups[val]
 			if !ok {
-				return p.errAt(vcol, "group %s: parent %q is not declared before it (parents come first, so no cycle of parents is possible)", name, val)
+				return g, false, errAt(vcol, "group %s: parent %q is not declared before it (parents come first, so no cycle of parents is possible)", name, val)
 			}
 			g.Parent = i + 1
 		case "weight":
 			n, err := strconv.ParseUint(val, 10, 64)
 			if err != nil || n < eevdf.CPUWeightMin || n > eevdf.CPUWeightMax {
-				return p.errAt(vcol, "cpu.weight %q outside %d..%d", val, eevdf.CPUWeightMin, eevdf.CPUWeightMax)
+				return g, false, errAt(vcol, "cpu.weight %q outside %d..%d", val, eevdf.CPUWeightMin, eevdf.CPUWeightMax)
 			}
 			g.Weight = n
 		case "nice":
 			n, err := strconv.Atoi(val)
 			if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
-				return p.errAt(vcol, "cpu.weight.nice %q outside %d..%d", val, eevdf.MinNice, eevdf.MaxNice)
+				return g, false, errAt(vcol, "cpu.weight.nice %q outside %d..%d", val, eevdf.MinNice, eevdf.MaxNice)
 			}
 			g.Nice, g.HasNice = n, true
-		case "idle":
+		case "idle", "mkdir":
 			if ok {
-				return p.errAt(w.col, "idle takes no value")
+				return g, false, errAt(w.col, "%s takes no value", key)
 			}
-			g.Idle = true
+			g.Idle = g.Idle || key == "idle"
+			mkdir = mkdir || key == "mkdir"
 		default:
-			return p.errAt(w.col, "unknown group attribute %q: want parent, weight, nice or idle", key)
+			return g, false, errAt(w.col, "unknown group attribute %q: want %s", key, names)
 		}
 	}
 	switch {
 	case seen["weight"] && seen["nice"]:
-		return p.errAt(ws[1].col, "group %s: weight= and nice= exclude each other", name)
+		return g, false, errAt(ws[1].col, "group %s: weight= and nice= exclude each other", name)
 	case g.Idle && (seen["weight"] || seen["nice"]):
-		return p.errAt(ws[1].col, "group %s: idle with weight= or nice= (an idle group has the idle weight)", name)
+		return g, false, errAt(ws[1].col, "group %s: idle with weight= or nice= (an idle group has the idle weight)", name)
 	}
-	p.groups[name] = len(p.sc.Groups)
-	p.sc.Groups = append(p.sc.Groups, g)
-	p.sc.HasGroups = true
-	return nil
+	return g, mkdir, nil
 }
 
 // groupRef resolves the group name of an operation to its reference (0

@@ -3,7 +3,6 @@ package scenario
 import (
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/schedmodel/fairclass/eevdf"
 )
@@ -24,83 +23,14 @@ type SMPGroup struct {
 
 // parseSMPGroup parses a group line.
 func (p *smpParser) parseSMPGroup(ws []word) error {
-	if len(ws) < 2 {
-		return p.errAt(ws[0].col+len(ws[0].s), "group needs a name")
+	g, mkdir, err := parseGroupLine(ws, p.groups, len(p.sc.Groups), true, p.errAt)
+	if err != nil {
+		return err
 	}
-	name := ws[1].s
-	switch {
-	case name == RootGroup:
-		return p.errAt(ws[1].col, "group %q: / is the root group, which exists already", name)
-	case !validName(name) || strings.Contains(name, "="):
-		return p.errAt(ws[1].col, "bad group name %q (letters, digits, _ - . ; at most 64)", name)
-	}
-	if _, dup := p.groups[name]; dup {
-		return p.errAt(ws[1].col, "group %s declared twice", name)
-	}
-	if len(p.sc.Groups) >= MaxGroups {
-		return p.errAt(ws[0].col, "more than %d groups", MaxGroups)
-	}
-	g := SMPGroup{Group: Group{Name: name, Pos: Pos{p.line, ws[0].col}}}
-	seen := map[string]bool{}
-	for _, w := range ws[2:] {
-		key, val, ok := strings.Cut(w.s, "=")
-		if !ok && (w.s == "idle" || w.s == "mkdir") {
-			key = w.s
-		} else if !ok {
-			return p.errAt(w.col, "group attribute %q: want parent=P, weight=W, nice=N, idle or mkdir", w.s)
-		}
-		if seen[key] {
-			return p.errAt(w.col, "group attribute %s given twice", key)
-		}
-		seen[key] = true
-		vcol := w.col + len(key) + 1
-		switch key {
-		case "parent":
-			if val == name {
-				return p.errAt(vcol, "group %s: a group cannot be its own parent", name)
-			}
-			if val == RootGroup {
-				continue
-			}
-			i, ok := p.groups[val]
-			if !ok {
-				return p.errAt(vcol, "group %s: parent %q is not declared before it", name, val)
-			}
-			g.Parent = i + 1
-		case "weight":
-			n, err := strconv.ParseUint(val, 10, 64)
-			if err != nil || n < eevdf.CPUWeightMin || n > eevdf.CPUWeightMax {
-				return p.errAt(vcol, "cpu.weight %q outside %d..%d", val, eevdf.CPUWeightMin, eevdf.CPUWeightMax)
-			}
-			g.Weight = n
-		case "nice":
-			n, err := strconv.Atoi(val)
-			if err != nil || n < eevdf.MinNice || n > eevdf.MaxNice {
-				return p.errAt(vcol, "cpu.weight.nice %q outside %d..%d", val, eevdf.MinNice, eevdf.MaxNice)
-			}
-			g.Nice, g.HasNice = n, true
-		case "idle", "mkdir":
-			if ok {
-				return p.errAt(w.col, "%s takes no value", key)
-			}
-			if key == "idle" {
-				g.Idle = true
-			} else {
-				g.Mkdir = true
-			}
-		default:
-			return p.errAt(w.col, "unknown group attribute %q: want parent, weight, nice, idle or mkdir", key)
-		}
-	}
-	switch {
-	case seen["weight"] && seen["nice"]:
-		return p.errAt(ws[1].col, "group %s: weight= and nice= exclude each other", name)
-	case g.Idle && (seen["weight"] || seen["nice"]):
-		return p.errAt(ws[1].col, "group %s: idle with weight= or nice= (an idle group has the idle weight)", name)
-	}
-	p.groups[name] = len(p.sc.Groups)
-	p.sc.Groups = append(p.sc.Groups, g)
-	p.online = append(p.online, !g.Mkdir)
+	g.Pos = Pos{p.line, ws[0].col}
+	p.groups[g.Name] = len(p.sc.Groups)
+	p.sc.Groups = append(p.sc.Groups, SMPGroup{Group: g, Mkdir: mkdir})
+	p.online = append(p.online, !mkdir)
 	p.sc.HasGroups = true
 	return nil
 }
