@@ -234,56 +234,50 @@ func (r *Replayer) Step() (*Result, error) {
 // with the number of declared tasks). A caller that reads only the final
 // state, or the runqueue itself, advances through the scenario this way.
 func (r *Replayer) Advance() error {
-	if r.Done() {
-		return errors.New("scenario: no operation left")
+	// Small enough for the compiler to inline into the caller's loop, so
+	// that an operation costs one call (apply), not two: apply wraps its
+	// own errors and moves r.next on, and the error once the operations
+	// are spent is a variable rather than a new one built here.
+	if r.next >= len(r.sc.Ops) {
+		return errNoOpLeft
 	}
-	op := &r.sc.Ops[r.next] // by reference: an Op is 56 bytes, copied once per operation otherwise
-	if err := r.apply(op); err != nil {
-		return &Error{File: r.sc.Name, Pos: op.Pos, Msg: err.Error()}
-	}
-	r.next++
-	return nil
+	return r.apply(&r.sc.Ops[r.next])
 }
 
-// apply drives the kernel sequence of KERNEL-SPEC §11 for one operation.
+// errNoOpLeft is Advance's error once every operation has been replayed.
+var errNoOpLeft = errors.New("scenario: no operation left")
+
+// apply drives the kernel sequence of KERNEL-SPEC §11 for one operation
+// (by reference: an Op is 56 bytes). An operation that is not defined in
+// the current state is an *Error at its position, and changes nothing
+// after the clock.
+//
+// apply is the replayer's whole cost per operation, so it does no work an
+// operation does not need: one switch on the kind, which the compiler
+// turns into a jump table (the unknown kinds are its default), and each
+// case resolves and checks only the references its operation has (task,
+// group) and reads curr only when it uses it. The operations of a long
+// stream (wakeup, sleep, schedule, tick) thus test nothing before their
+// case but the clock's error.
 func (r *Replayer) apply(op *Op) error {
 	rq := r.rq
 	if err := rq.SetClock(op.At); err != nil {
-		return err
+		return r.fail(op, err)
 	}
-	var se *eevdf.SchedEntity
-	switch {
-	case op.Kind >= numOps:
-		return fmt.Errorf("unknown operation %d", op.Kind)
-	case op.Kind.takesTask() && (op.Task < 0 || op.Task >= len(r.ses)):
-		return fmt.Errorf("%s: task reference %d outside the %d declared tasks", op.Kind, op.Task, len(r.ses))
-	case op.Kind.takesTask():
-		se = r.ses[op.Task]
-		if op.Kind != OpMigrateIn && op.Kind != OpMigrateOut && r.isAway(op.Task) {
-			return fmt.Errorf("%s %s: the task is on another CPU (migrate_in first)", op.Kind, se.Name())
-		}
-	}
-	if op.Kind.takesGroup() {
-		switch {
-		case r.h == nil:
-			return fmt.Errorf("%s: the scenario declares no groups", op.Kind)
-		case op.Group < 0 || op.Group > len(r.tgs):
-			return fmt.Errorf("%s: group reference %d is neither the root (0) nor a declared group (1..%d)", op.Kind, op.Group, len(r.tgs))
-		case op.Group == 0 && op.Kind != OpCgroup:
-			return fmt.Errorf("%s: %s", op.Kind, rootGroupWrite(op.Kind))
-		}
-	}
-	curr := rq.Curr()
 	switch op.Kind {
 	case OpNew:
 		// wake_up_new_task: the fresh entity is enqueued as new
 		// (ENQUEUE_INITIAL, no ENQUEUE_WAKEUP), then the wakeup check
 		// with WF_FORK.
+		se := r.entity(op)
+		if se == nil {
+			return r.taskError(op)
+		}
 		if r.created[op.Task] {
-			return fmt.Errorf("new %s: the task already exists", se.Name())
+			return r.failf(op, "new %s: the task already exists", se.Name())
 		}
 		if err := rq.Enqueue(se, eevdf.EnqueueInitial); err != nil {
-			return err
+			return r.fail(op, err)
 		}
 		r.created[op.Task] = true
 		rq.WakeupPreempt(se, eevdf.WFFork)
@@ -291,33 +285,38 @@ func (r *Replayer) apply(op *Op) error {
 		// try_to_wake_up: a delayed task is only requeued, and checked
 		// against curr unless it is curr; a dequeued task is enqueued with
 		// ENQUEUE_WAKEUP and checked with WF_TTWU.
+		se := r.entity(op)
+		if se == nil {
+			return r.taskError(op)
+		}
 		switch {
 		case !r.created[op.Task]:
-			return fmt.Errorf("wakeup %s: the task was never created (use new)", se.Name())
+			return r.failf(op, "wakeup %s: the task was never created (use new)", se.Name())
 		case se.Delayed():
 			if err := rq.Enqueue(se, eevdf.EnqueueDelayed); err != nil {
-				return err
+				return r.fail(op, err)
 			}
 			if se != rq.Curr() {
 				rq.WakeupPreempt(se, eevdf.WFTTWU)
 			}
-		case se == curr:
-			return fmt.Errorf("wakeup %s: the task is running", se.Name())
+		case se == rq.Curr():
+			return r.failf(op, "wakeup %s: the task is running", se.Name())
 		case se.OnRq():
-			return fmt.Errorf("wakeup %s: the task is queued and not delayed", se.Name())
+			return r.failf(op, "wakeup %s: the task is queued and not delayed", se.Name())
 		default:
 			if err := rq.Enqueue(se, eevdf.EnqueueWakeup); err != nil {
-				return err
+				return r.fail(op, err)
 			}
 			rq.WakeupPreempt(se, eevdf.WFTTWU)
 		}
 	case OpSleep:
 		// block_task, then __schedule.
+		curr := rq.Curr()
 		if curr == nil {
-			return errors.New("sleep with nothing running")
+			return r.failf(op, "sleep with nothing running")
 		}
 		if _, err := rq.Dequeue(curr, eevdf.DequeueSleep); err != nil {
-			return err
+			return r.fail(op, err)
 		}
 		rq.PickNext()
 	case OpSchedule:
@@ -325,41 +324,149 @@ func (r *Replayer) apply(op *Op) error {
 	case OpTick:
 		rq.Tick()
 	case OpYield:
-		if curr == nil {
-			return errors.New("yield with nothing running")
+		if rq.Curr() == nil {
+			return r.failf(op, "yield with nothing running")
 		}
 		rq.Yield()
 		rq.PickNext()
 	case OpRenice:
-		return rq.SetNice(se, int(op.Arg))
+		se := r.entity(op)
+		if se == nil {
+			return r.taskError(op)
+		}
+		if err := rq.SetNice(se, int(op.Arg)); err != nil {
+			return r.fail(op, err)
+		}
 	case OpSlice:
-		return rq.SetSlice(se, uint64(op.Arg))
+		se := r.entity(op)
+		if se == nil {
+			return r.taskError(op)
+		}
+		if err := rq.SetSlice(se, uint64(op.Arg)); err != nil {
+			return r.fail(op, err)
+		}
 	case OpForcePick:
+		se := r.entity(op)
+		if se == nil {
+			return r.taskError(op)
+		}
 		switch {
 		case !se.OnRq():
-			return fmt.Errorf("forcepick %s: the task is not queued", se.Name())
+			return r.failf(op, "forcepick %s: the task is not queued", se.Name())
 		case se.Delayed():
-			return fmt.Errorf("forcepick %s: the task is delayed", se.Name())
+			return r.failf(op, "forcepick %s: the task is delayed", se.Name())
 		}
-		return rq.SetNext(se)
+		if err := rq.SetNext(se); err != nil {
+			return r.fail(op, err)
+		}
 	case OpCgroup:
 		// sched_move_task; nothing if the task is already in the group.
-		return rq.MoveToGroup(se, r.group(op.Group))
+		se := r.entity(op)
+		if se == nil {
+			return r.taskError(op)
+		}
+		g, err := r.groupRef(op)
+		if err != nil {
+			return err
+		}
+		if err := rq.MoveToGroup(se, g); err != nil {
+			return r.fail(op, err)
+		}
 	case OpCPUWeight:
-		return r.group(op.Group).SetCPUWeight(uint64(op.Arg))
+		g, err := r.groupRef(op)
+		if err != nil {
+			return err
+		}
+		if err := g.SetCPUWeight(uint64(op.Arg)); err != nil {
+			return r.fail(op, err)
+		}
 	case OpCPUWeightNice:
-		return r.group(op.Group).SetCPUWeightNice(int(op.Arg))
+		g, err := r.groupRef(op)
+		if err != nil {
+			return err
+		}
+		if err := g.SetCPUWeightNice(int(op.Arg)); err != nil {
+			return r.fail(op, err)
+		}
 	case OpCPUIdle:
-		return r.group(op.Group).SetIdle(op.Arg == 1)
+		g, err := r.groupRef(op)
+		if err != nil {
+			return err
+		}
+		if err := g.SetIdle(op.Arg == 1); err != nil {
+			return r.fail(op, err)
+		}
 	case OpCgroupMode:
 		if r.h == nil {
-			return errors.New("cgroup_mode: the scenario declares no groups")
+			return r.failf(op, "cgroup_mode: the scenario declares no groups")
 		}
 		r.h.SetMode(eevdf.CgroupMode(op.Arg))
 	case OpMigrateOut, OpMigrateIn:
-		return r.migrate(op, se)
+		se := r.entity(op)
+		if se == nil {
+			return r.taskError(op)
+		}
+		if err := r.migrate(op, se); err != nil {
+			return r.fail(op, err)
+		}
+	default:
+		return r.failf(op, "unknown operation %d", op.Kind)
 	}
+	r.next++
 	return nil
+}
+
+// entity returns the entity of op's task, or nil if op cannot use its
+// task reference: outside the declared tasks, or a task on another CPU
+// for any operation but the migration pair (taskError says which). It
+// has no call, so it inlines into apply's cases: a reference in range
+// while no task has migrated costs one unsigned comparison and one test.
+func (r *Replayer) entity(op *Op) *eevdf.SchedEntity {
+	i := op.Task
+	if uint(i) >= uint(len(r.ses)) {
+		return nil
+	}
+	if r.away != nil && r.away[i] != notAway && op.Kind != OpMigrateOut && op.Kind != OpMigrateIn {
+		return nil
+	}
+	return r.ses[i]
+}
+
+// taskError is the *Error of an operation whose task reference entity
+// refused.
+func (r *Replayer) taskError(op *Op) error {
+	if op.Task < 0 || op.Task >= len(r.ses) {
+		return r.failf(op, "%s: task reference %d outside the %d declared tasks", op.Kind, op.Task, len(r.ses))
+	}
+	return r.failf(op, "%s %s: the task is on another CPU (migrate_in first)", op.Kind, r.ses[op.Task].Name())
+}
+
+// groupRef resolves the group reference of op, a cgroup or group-write
+// operation; the error, an *Error, says why the reference is not usable.
+func (r *Replayer) groupRef(op *Op) (*eevdf.TaskGroup, error) {
+	switch {
+	case r.h == nil:
+		return nil, r.failf(op, "%s: the scenario declares no groups", op.Kind)
+	case op.Group < 0 || op.Group > len(r.tgs):
+		return nil, r.failf(op, "%s: group reference %d is neither the root (0) nor a declared group (1..%d)", op.Kind, op.Group, len(r.tgs))
+	case op.Group == 0 && op.Kind != OpCgroup:
+		return nil, r.failf(op, "%s: %s", op.Kind, rootGroupWrite(op.Kind))
+	}
+	return r.group(op.Group), nil
+}
+
+// fail returns err, an operation's failure, as an *Error at op's
+// position; nil stays nil.
+func (r *Replayer) fail(op *Op, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{File: r.sc.Name, Pos: op.Pos, Msg: err.Error()}
+}
+
+// failf is fail of a new error formatted as fmt.Errorf formats it.
+func (r *Replayer) failf(op *Op, format string, args ...any) error {
+	return r.fail(op, fmt.Errorf(format, args...))
 }
 
 // group resolves a checked group reference: the root for 0, else the

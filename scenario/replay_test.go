@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/features"
 )
 
 // Advance, which takes no snapshot, must leave the runqueue where the
@@ -74,5 +76,72 @@ func TestAdvanceErrors(t *testing.T) {
 		if again := r.Advance(); again == nil || again.Error() != err.Error() {
 			t.Errorf("%q: the failed operation again: %v", tc.src, again)
 		}
+	}
+}
+
+// Advance allocates nothing per operation once the runqueue has grown to
+// its working size: the dispatch adds no allocation to the model's (the
+// error after the last operation included).
+func TestAdvanceAllocatesNothing(t *testing.T) {
+	sc := genScenario(t, 6000, 16)
+	r, err := NewReplayer(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 1000 {
+		if err := r.Advance(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := testing.AllocsPerRun(4000, func() {
+		if err := r.Advance(); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Advance: %v allocations an operation, want 0", n)
+	}
+	for !r.Done() {
+		if err := r.Advance(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := testing.AllocsPerRun(10, func() { _ = r.Advance() }); n != 0 {
+		t.Errorf("Advance past the last operation: %v allocations, want 0", n)
+	}
+}
+
+// Every operation that names a task checks its reference before it does
+// anything, whatever its kind: outside the declared tasks (negative or
+// past the last) it is an *Error naming the operation and the reference,
+// never a panic, and the replayer stays at that operation. An operation
+// of an unknown kind is one too.
+func TestEveryTaskOperationChecksItsReference(t *testing.T) {
+	for _, kind := range []OpKind{OpNew, OpWakeup, OpRenice, OpSlice, OpForcePick, OpCgroup, OpMigrateOut, OpMigrateIn} {
+		for _, ref := range []int{-1, 2, 1 << 40} {
+			sc := &Scenario{Name: "built", Features: features.Default(), BaseSlice: 700000, HZ: 1000,
+				Tasks: []Task{{Name: "A"}, {Name: "B"}}, Groups: []Group{{Name: "g"}}, HasGroups: true,
+				Ops: []Op{{Kind: kind, Task: ref, Group: 1, Pos: Pos{Line: 7, Col: 1}}}}
+			r, err := NewReplayer(sc, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.Advance()
+			want := fmt.Sprintf("built:7:1: %s: task reference %d outside the 2 declared tasks", kind, ref)
+			if _, isErr := err.(*Error); !isErr || err.Error() != want {
+				t.Errorf("%s of task %d: %T %v, want %q", kind, ref, err, err, want)
+			}
+			if r.Done() {
+				t.Errorf("%s of task %d: the failed operation counts as replayed", kind, ref)
+			}
+		}
+	}
+	sc := &Scenario{Name: "built", Features: features.Default(), BaseSlice: 700000, HZ: 1000,
+		Tasks: []Task{{Name: "A"}}, Ops: []Op{{Kind: numOps, Pos: Pos{Line: 3, Col: 1}}}}
+	r, err := NewReplayer(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Advance(); err == nil || err.Error() != "built:3:1: unknown operation 16" {
+		t.Errorf("an unknown operation: %v", err)
 	}
 }
