@@ -151,10 +151,21 @@ func replays(rs []*scenario.Replayer, ops int) error {
 	toggleCollect()
 	defer toggleCollect()
 	for _, r := range rs {
-		for range ops {
-			if err := r.Advance(); err != nil {
-				return err
-			}
+		if err := advance(r, ops); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// advance is replays' loop over one replayer's operations, a function of
+// its own so that only the replayer and the two counts live across each
+// Advance (Go saves no register across a call: each value the loop keeps
+// is stored and reloaded around every call).
+func advance(r *scenario.Replayer, ops int) error {
+	for range ops {
+		if err := r.Advance(); err != nil {
+			return err
 		}
 	}
 	return nil
