@@ -266,48 +266,37 @@ func (r *Replayer) apply(op *Op) error {
 	}
 	switch op.Kind {
 	case OpNew:
-		// wake_up_new_task: the fresh entity is enqueued as new
-		// (ENQUEUE_INITIAL, no ENQUEUE_WAKEUP), then the wakeup check
-		// with WF_FORK.
+		// wake_up_new_task (eevdf.CfsRq.WakeUpNew): the fresh entity is
+		// enqueued as new (ENQUEUE_INITIAL, no ENQUEUE_WAKEUP), then the
+		// wakeup check with WF_FORK.
 		se := r.entity(op)
 		if se == nil {
 			return r.taskError(op)
 		}
 		if r.created[op.Task] {
-			return r.failf(op, "new %s: the task already exists", se.Name())
+			return r.refuse(op, se, "the task already exists")
 		}
-		if err := rq.Enqueue(se, eevdf.EnqueueInitial); err != nil {
+		if err := rq.WakeUpNew(se); err != nil {
 			return r.fail(op, err)
 		}
 		r.created[op.Task] = true
-		rq.WakeupPreempt(se, eevdf.WFFork)
 	case OpWakeup:
-		// try_to_wake_up: a delayed task is only requeued, and checked
-		// against curr unless it is curr; a dequeued task is enqueued with
-		// ENQUEUE_WAKEUP and checked with WF_TTWU.
+		// try_to_wake_up (eevdf.CfsRq.Wakeup, no wake flags): a delayed
+		// task is only requeued (ENQUEUE_DELAYED), and checked against
+		// curr unless it is curr; a dequeued task is enqueued with
+		// ENQUEUE_WAKEUP and checked with WF_TTWU. One call into eevdf
+		// rather than Enqueue and WakeupPreempt, whose public entry would
+		// check again what the enqueue has just made true. Wakeup refuses,
+		// changing nothing, each state the language rejects (a task never
+		// created, so never enqueued; the running task; a queued task not
+		// delayed): wakeupError then says which in the language's words,
+		// and a wakeup that succeeds tests none of them here.
 		se := r.entity(op)
 		if se == nil {
 			return r.taskError(op)
 		}
-		switch {
-		case !r.created[op.Task]:
-			return r.failf(op, "wakeup %s: the task was never created (use new)", se.Name())
-		case se.Delayed():
-			if err := rq.Enqueue(se, eevdf.EnqueueDelayed); err != nil {
-				return r.fail(op, err)
-			}
-			if se != rq.Curr() {
-				rq.WakeupPreempt(se, eevdf.WFTTWU)
-			}
-		case se == rq.Curr():
-			return r.failf(op, "wakeup %s: the task is running", se.Name())
-		case se.OnRq():
-			return r.failf(op, "wakeup %s: the task is queued and not delayed", se.Name())
-		default:
-			if err := rq.Enqueue(se, eevdf.EnqueueWakeup); err != nil {
-				return r.fail(op, err)
-			}
-			rq.WakeupPreempt(se, eevdf.WFTTWU)
+		if err := rq.Wakeup(se, 0); err != nil {
+			return r.wakeupError(op, se, err)
 		}
 	case OpSleep:
 		// block_task, then __schedule.
@@ -352,9 +341,9 @@ func (r *Replayer) apply(op *Op) error {
 		}
 		switch {
 		case !se.OnRq():
-			return r.failf(op, "forcepick %s: the task is not queued", se.Name())
+			return r.refuse(op, se, "the task is not queued")
 		case se.Delayed():
-			return r.failf(op, "forcepick %s: the task is delayed", se.Name())
+			return r.refuse(op, se, "the task is delayed")
 		}
 		if err := rq.SetNext(se); err != nil {
 			return r.fail(op, err)
@@ -410,7 +399,7 @@ func (r *Replayer) apply(op *Op) error {
 			return r.fail(op, err)
 		}
 	default:
-		return r.failf(op, "unknown operation %d", op.Kind)
+		return r.unknownOp(op)
 	}
 	r.next++
 	return nil
@@ -441,6 +430,22 @@ func (r *Replayer) taskError(op *Op) error {
 	return r.failf(op, "%s %s: the task is on another CPU (migrate_in first)", op.Kind, r.ses[op.Task].Name())
 }
 
+// wakeupError is the *Error of a wakeup of se that eevdf refused with
+// err: the language's reason when the task is in a state a wakeup is not
+// defined in, else err itself.
+func (r *Replayer) wakeupError(op *Op, se *eevdf.SchedEntity, err error) error {
+	switch {
+	case !r.created[op.Task]:
+		return r.refuse(op, se, "the task was never created (use new)")
+	case se.Delayed():
+	case se == r.rq.Curr():
+		return r.refuse(op, se, "the task is running")
+	case se.OnRq():
+		return r.refuse(op, se, "the task is queued and not delayed")
+	}
+	return r.fail(op, err)
+}
+
 // groupRef resolves the group reference of op, a cgroup or group-write
 // operation; the error, an *Error, says why the reference is not usable.
 func (r *Replayer) groupRef(op *Op) (*eevdf.TaskGroup, error) {
@@ -462,6 +467,22 @@ func (r *Replayer) fail(op *Op, err error) error {
 		return nil
 	}
 	return &Error{File: r.sc.Name, Pos: op.Pos, Msg: err.Error()}
+}
+
+// refuse is the *Error of an operation on se that the language does not
+// define in se's state, "KIND TASK: WHY". Out of line, as every error
+// path of apply: a call that builds its message there would grow apply's
+// frame, and with it the entry of every operation.
+func (r *Replayer) refuse(op *Op, se *eevdf.SchedEntity, why string) error {
+	return r.failf(op, "%s %s: %s", op.Kind, se.Name(), why)
+}
+
+// unknownOp is the *Error of an operation of no known kind, out of line
+// as refuse is (small enough to inline otherwise).
+//
+//go:noinline
+func (r *Replayer) unknownOp(op *Op) error {
+	return r.failf(op, "unknown operation %d", op.Kind)
 }
 
 // failf is fail of a new error formatted as fmt.Errorf formats it.

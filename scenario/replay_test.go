@@ -145,3 +145,42 @@ func TestEveryTaskOperationChecksItsReference(t *testing.T) {
 		t.Errorf("an unknown operation: %v", err)
 	}
 }
+
+// A wakeup the language does not define is refused in the language's
+// words whatever eevdf's own reason, before any effect: the runqueue
+// reads the same after the refusal as before it, and the same wakeup
+// fails again.
+func TestWakeupRefusals(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		{"task A\ntask B\n0 new A\n0 wakeup B\n", "x:4:1: wakeup B: the task was never created (use new)"},
+		{"task A\n0 new A\n1 wakeup A\n", "x:3:1: wakeup A: the task is queued and not delayed"},
+		{"task A\n0 new A\n0 schedule\n1 wakeup A\n", "x:4:1: wakeup A: the task is running"},
+		{"task A\ntask B\n0 new A\n0 new B\n0 schedule\n1 migrate_out B\n2 wakeup B\n", "x:7:1: wakeup B: the task is on another CPU (migrate_in first)"},
+	} {
+		sc, err := Parse(strings.NewReader(tc.src), "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReplayer(sc, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := len(sc.Ops) - 1
+		for range last {
+			if err := r.Advance(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r.fill(last, &sc.Ops[last])
+		before := string(r.res.AppendJSON(nil))
+		for range 2 {
+			if err := r.Advance(); err == nil || err.Error() != tc.want {
+				t.Errorf("%q: %v, want %q", tc.src, err, tc.want)
+			}
+		}
+		r.fill(last, &sc.Ops[last])
+		if after := string(r.res.AppendJSON(nil)); after != before {
+			t.Errorf("%q: the refused wakeup changed the state:\n%s\n%s", tc.src, before, after)
+		}
+	}
+}
