@@ -247,6 +247,25 @@ func (r *Replayer) Advance() error {
 // errNoOpLeft is Advance's error once every operation has been replayed.
 var errNoOpLeft = errors.New("scenario: no operation left")
 
+// AdvanceTo replays operations as Advance does until the first n of
+// Scenario.Ops have been replayed, and stops at the first that fails (an
+// *Error, not executed) or at once if n is not after the operations
+// already replayed. An n past the last operation is an error before
+// anything is replayed. Replaying a long stretch this way rather than
+// with Advance in a loop saves the loop's test and its call an
+// operation: the loop is the replayer's, around apply.
+func (r *Replayer) AdvanceTo(n int) error {
+	if n > len(r.sc.Ops) {
+		return fmt.Errorf("scenario: AdvanceTo(%d) past the last of %d operations", n, len(r.sc.Ops))
+	}
+	for r.next < n {
+		if err := r.apply(&r.sc.Ops[r.next]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // apply drives the kernel sequence of KERNEL-SPEC §11 for one operation
 // (by reference: an Op is 56 bytes). An operation that is not defined in
 // the current state is an *Error at its position, and changes nothing

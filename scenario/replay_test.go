@@ -184,3 +184,73 @@ func TestWakeupRefusals(t *testing.T) {
 		}
 	}
 }
+
+// AdvanceTo is Advance in a loop: every kernel scenario advanced to its
+// middle and then to its end, with both timelines, ends in the state of
+// the kernel's last line, every field.
+func TestAdvanceToEndsWhereTheKernelDoes(t *testing.T) {
+	eachKernelScenario(t, func(t *testing.T, path string, b eevdf.Backend, golden []map[string]json.RawMessage) {
+		sc, err := Parse(bytes.NewReader(mustRead(t, path)), filepath.Base(path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := NewReplayer(sc, replayOptions(t, path, b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{len(sc.Ops) / 2, len(sc.Ops)} {
+			if err := r.AdvanceTo(n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !r.Done() {
+			t.Fatal("AdvanceTo the last operation: not done")
+		}
+		i := len(sc.Ops) - 1
+		r.fill(i, &sc.Ops[i])
+		line := r.res.AppendJSON(nil)
+		model := readJSONLines(t, bufio.NewScanner(bytes.NewReader(append(line, '\n'))))
+		if d := firstDifference(golden[len(golden)-1:], model); d != "" {
+			t.Error(d)
+		}
+	})
+}
+
+// AdvanceTo stops where Advance would: at the first operation that fails,
+// with Advance's *Error, the operations before it replayed; a count not
+// after the replayed ones does nothing, and one past the last operation
+// is an error before anything is replayed.
+func TestAdvanceToStops(t *testing.T) {
+	sc, err := Parse(strings.NewReader("task A\n0 new A\n0 schedule\n1 tick\n2 wakeup A\n3 tick\n"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReplayer(sc, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AdvanceTo(6); err == nil || err.Error() != "scenario: AdvanceTo(6) past the last of 5 operations" {
+		t.Errorf("AdvanceTo past the end: %v", err)
+	}
+	if r.RunQueue().Curr() != nil || r.Entity(0).OnRq() {
+		t.Error("AdvanceTo past the end replayed something")
+	}
+	for _, n := range []int{2, 2, 1, 0} {
+		if err := r.AdvanceTo(n); err != nil {
+			t.Fatalf("AdvanceTo(%d): %v", n, err)
+		}
+	}
+	if r.RunQueue().Curr() != r.Entity(0) {
+		t.Fatal("AdvanceTo(2): A does not run")
+	}
+	const want = "x:5:1: wakeup A: the task is running"
+	if err := r.AdvanceTo(5); err == nil || err.Error() != want {
+		t.Fatalf("AdvanceTo(5): %v, want %q", err, want)
+	}
+	if err := r.Advance(); err == nil || err.Error() != want {
+		t.Errorf("Advance after AdvanceTo stopped: %v, want %q", err, want)
+	}
+	if got := r.Entity(0).SumExecRuntime(); got != 1 {
+		t.Errorf("A's sum_exec after the refused wakeup: %d ns, want 1 (charged by the tick at 1)", got)
+	}
+}

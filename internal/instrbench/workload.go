@@ -142,29 +142,16 @@ func replayOps(path string, bk eevdf.Backend, reps, ops int) error {
 	return replays(rs, ops)
 }
 
-// replays advances each replayer by ops operations: the measured part of
-// replayOps, the only one counted (toggleCollect). Parsing, whose maps
-// hash with a seed of each process's own, would add a different count to
-// each run, and the replayers' creation (the runqueue, the entities) is
-// no operation.
+// replays advances each replayer by ops operations (Replayer.AdvanceTo):
+// the measured part of replayOps, the only one counted (toggleCollect).
+// Parsing, whose maps hash with a seed of each process's own, would add a
+// different count to each run, and the replayers' creation (the runqueue,
+// the entities) is no operation.
 func replays(rs []*scenario.Replayer, ops int) error {
 	toggleCollect()
 	defer toggleCollect()
 	for _, r := range rs {
-		if err := advance(r, ops); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// advance is replays' loop over one replayer's operations, a function of
-// its own so that only the replayer and the two counts live across each
-// Advance (Go saves no register across a call: each value the loop keeps
-// is stored and reloaded around every call).
-func advance(r *scenario.Replayer, ops int) error {
-	for range ops {
-		if err := r.Advance(); err != nil {
+		if err := r.AdvanceTo(ops); err != nil {
 			return err
 		}
 	}
