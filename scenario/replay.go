@@ -480,11 +480,8 @@ func (r *Replayer) groupRef(op *Op) (*eevdf.TaskGroup, error) {
 }
 
 // fail returns err, an operation's failure, as an *Error at op's
-// position; nil stays nil.
+// position.
 func (r *Replayer) fail(op *Op, err error) error {
-	if err == nil {
-		return nil
-	}
 	return &Error{File: r.sc.Name, Pos: op.Pos, Msg: err.Error()}
 }
 

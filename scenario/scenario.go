@@ -149,15 +149,6 @@ func (k OpKind) takesTask() bool {
 	return false
 }
 
-// takesGroup reports whether the operation names a group.
-func (k OpKind) takesGroup() bool {
-	switch k {
-	case OpCgroup, OpCPUWeight, OpCPUWeightNice, OpCPUIdle:
-		return true
-	}
-	return false
-}
-
 // picks reports whether the operation ends in a pick (reported in "picked").
 func (k OpKind) picks() bool {
 	switch k {
