@@ -79,3 +79,37 @@ task B slice=300000
 	// curr=B resched=true
 	// A ran 500000 ns, B ran 300000 ns
 }
+
+// AdvanceTo replays a stretch of the scenario in one call: here up to
+// the tick, the state read there, then to the end.
+func ExampleReplayer_AdvanceTo() {
+	src := `task A
+task B slice=300000
+0       new A
+0       schedule
+500000  new B
+500000  schedule
+800000  tick
+800000  schedule
+`
+	sc, err := scenario.Parse(strings.NewReader(src), "advanceto.txt")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	r, err := scenario.NewReplayer(sc, scenario.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, n := range []int{5, len(sc.Ops)} {
+		if err := r.AdvanceTo(n); err != nil {
+			fmt.Println(err)
+			return
+		}
+		fmt.Printf("after %d operations: curr=%s resched=%v\n", n, r.RunQueue().Curr().Name(), r.RunQueue().NeedResched())
+	}
+	// Output:
+	// after 5 operations: curr=B resched=true
+	// after 6 operations: curr=A resched=false
+}
