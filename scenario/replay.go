@@ -252,8 +252,9 @@ var errNoOpLeft = errors.New("scenario: no operation left")
 // *Error, not executed) or at once if n is not after the operations
 // already replayed. An n past the last operation is an error before
 // anything is replayed. Replaying a long stretch this way rather than
-// with Advance in a loop saves the loop's test and its call an
-// operation: the loop is the replayer's, around apply.
+// with Advance in a loop saves, at each operation, the caller's loop and
+// Advance's test: the loop is the replayer's, one test around the call
+// of each operation (about 5 instructions an operation fewer).
 func (r *Replayer) AdvanceTo(n int) error {
 	if n > len(r.sc.Ops) {
 		return fmt.Errorf("scenario: AdvanceTo(%d) past the last of %d operations", n, len(r.sc.Ops))
