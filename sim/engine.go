@@ -122,8 +122,10 @@ type Sim struct {
 	rng     *rand.PCG
 	resume  []resumeItem
 	rhead   int
-	live    int // tasks not exited
-	steps   int // program steps at the current time
+	resumed bool       // a switch-in waits to resume: resume1 on one CPU, else in resume
+	resume1 resumeItem // the one CPU's last switch-in (doneApart)
+	live    int        // tasks not exited
+	steps   int        // program steps at the current time
 	done    bool
 	err     error
 	debug   bool
@@ -570,7 +572,7 @@ func (s *Sim) step() bool {
 		}
 		s.flushDue() // §7.3 step 5
 	}
-	if len(s.resume) > 0 {
+	if s.resumed {
 		s.drainResumes()
 	}
 	return s.endStep()
@@ -711,12 +713,25 @@ func (s *Sim) complete(ti int32, gen uint32) {
 }
 
 // pushResume queues a task that starts to progress at the current time.
+// On one CPU the queue is one slot, resume1: every switch-in before the
+// last has been switched out since, which made its item stale (switchOut
+// counts a new stint), so only the last can still resume, and a slot
+// spares the slice's append and its walk.
 func (s *Sim) pushResume(c, t int32, gen uint32) {
+	s.resumed = true
+	if s.doneApart {
+		s.resume1 = resumeItem{cpu: c, task: t, gen: gen}
+		return
+	}
 	s.resume = append(s.resume, resumeItem{cpu: c, task: t, gen: gen})
 }
 
 // drainResumes runs the tasks switched in at the current time, in order.
 func (s *Sim) drainResumes() {
+	if s.doneApart {
+		s.drainResume1()
+		return
+	}
 	for s.rhead < len(s.resume) && s.err == nil {
 		it := s.resume[s.rhead]
 		s.rhead++
@@ -729,6 +744,22 @@ func (s *Sim) drainResumes() {
 	}
 	s.resume = s.resume[:0]
 	s.rhead = 0
+	s.resumed = false
+}
+
+// drainResume1 is drainResumes on one CPU: the slot resume1, refilled
+// while the task it resumes runs, until it is empty.
+func (s *Sim) drainResume1() {
+	for s.resumed && s.err == nil {
+		s.resumed = false
+		it := s.resume1
+		t := &s.tasks[it.task]
+		if t.gen != it.gen || s.cpus[0].curr != it.task || t.state != stRunning || t.progressing {
+			continue
+		}
+		s.resumeTask(&s.cpus[0], it.task)
+	}
+	s.resumed = false
 }
 
 // randN draws uniformly from [0, n) with the seeded PCG (Lemire's method,
