@@ -398,6 +398,7 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	t := task{
 		name:      sp.Name,
 		wl:        wl,
+		idx:       idx,
 		se:        se,
 		st:        st,
 		code:      prog.code,
@@ -469,17 +470,17 @@ func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 // while it progresses, has a live completion, and switchOut drops it);
 // one posted for a stint that has already ended is dropped, as a stale
 // event would be.
-func (s *Sim) postDone(at uint64, t, c int32, gen uint32) {
+func (s *Sim) postDone(at uint64, t *task, c int32, gen uint32) {
 	if !s.doneApart {
-		s.post(at, evDone, t, c, gen)
+		s.post(at, evDone, t.idx, c, gen)
 		return
 	}
 	s.seq++
-	if s.tasks[t].gen != gen {
+	if t.gen != gen {
 		return
 	}
 	s.donePosted = true
-	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t, gen
+	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t.idx, gen
 }
 
 // fail records the first internal error; the run stops at the next step.
@@ -671,7 +672,7 @@ func (s *Sim) dispatch(ev *event) {
 		s.events++
 		cpu := int32(t.st.CPU())
 		s.here = cpu
-		s.wake(ev.task, -1, false)
+		s.wake(t, -1, false)
 		if len(s.slackq) > 0 {
 			s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
 		}
@@ -690,7 +691,7 @@ func (s *Sim) dispatch(ev *event) {
 			return
 		}
 		s.events++
-		s.resumeTask(c, ev.task)
+		s.resumeTask(c, t)
 	case evSample:
 		s.events++
 		s.sampleShares()
@@ -709,7 +710,7 @@ func (s *Sim) complete(ti int32, gen uint32) {
 		return
 	}
 	s.events++
-	s.phaseDone(&s.cpus[t.runCPU], ti)
+	s.phaseDone(&s.cpus[t.runCPU], t)
 }
 
 // pushResume queues a task that starts to progress at the current time.
@@ -740,7 +741,7 @@ func (s *Sim) drainResumes() {
 		if t.gen != it.gen || c.curr != it.task || t.state != stRunning || t.progressing {
 			continue
 		}
-		s.resumeTask(c, it.task)
+		s.resumeTask(c, t)
 	}
 	s.resume = s.resume[:0]
 	s.rhead = 0
@@ -757,7 +758,7 @@ func (s *Sim) drainResume1() {
 		if t.gen != it.gen || s.cpus[0].curr != it.task || t.state != stRunning || t.progressing {
 			continue
 		}
-		s.resumeTask(&s.cpus[0], it.task)
+		s.resumeTask(&s.cpus[0], t)
 	}
 	s.resumed = false
 }
