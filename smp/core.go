@@ -464,7 +464,7 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	}
 	if next != nil {
 		_ = rq.SetNext(next) // a pick is never delayed
-		if next != prev {
+		if next != prev && s.asym {
 			s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
 		}
 	} else {
@@ -485,11 +485,14 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 // pickTask is pick_task_fair on cpu. The delayed dequeues the pick
 // completes are dequeues: one that leaves only SCHED_IDLE tasks where
 // there were others brings the CPU's next balance forward (dequeued).
+// The runqueue is found once (schedIdleRq's test is written out on it),
+// not again after the pick's call, which the compiler cannot see through.
 func (s *System) pickTask(cpu int) *eevdf.SchedEntity {
-	was := s.schedIdleRq(cpu)
-	n := s.cpus[cpu].rq.NrRunning()
-	next := s.cpus[cpu].rq.PickTask()
-	if s.cpus[cpu].rq.NrRunning() != n {
+	rq := s.cpus[cpu].rq
+	n := rq.NrRunning()
+	was := n > 0 && n == rq.NrIdle() // schedIdleRq
+	next := rq.PickTask()
+	if rq.NrRunning() != n {
 		s.dequeued(cpu, was)
 	}
 	return next
@@ -548,7 +551,9 @@ func (s *System) tick(cpu int) {
 	rq := s.rq(cpu)
 	if rq.Curr() != nil {
 		rq.Tick()
-		s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
+		if s.asym {
+			s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
+		}
 		s.checkUpdateOverutilizedStatus(cpu)
 		if s.core.on {
 			s.taskTickCore(cpu)
