@@ -562,7 +562,11 @@ func (s *System) tick(cpu int) {
 	if s.core.on {
 		s.coreTick(cpu)
 	}
-	s.tickBalance(cpu)
+	if c := &s.cpus[cpu]; c.noDomains {
+		c.idleBalance = s.idleCPU(cpu) // tickBalance's first step, and all it does here
+	} else {
+		s.tickBalance(cpu)
+	}
 	if s.nohz == NohzIdle && s.idleCPU(cpu) && rq.NrRunning() == 0 {
 		// An idle CPU still ticking (idle since boot) stops its tick in
 		// its idle loop.

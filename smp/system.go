@@ -277,6 +277,7 @@ type cpuState struct {
 	misfitTaskLoad uint64 // rq->misfit_task_load (misfit.go)
 
 	stopped       bool   // the CPU stopper preempted the running task; __schedule is due
+	noDomains     bool   // the CPU has no scheduling domain (topology.Base is nil): it never balances
 	nextBalance   uint64 // rq->next_balance (jiffies)
 	idleBalance   bool   // rq->idle_balance: idle_cpu at the last tick
 	activeBalance bool   // rq->active_balance: a stopper work is queued
@@ -396,6 +397,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		cs.maxIdleBalanceCost = rqInit.MaxIdleBalanceCost
 		cs.rng = newSchedRNG(c.seed, i)
 		cs.pushCPU = -1
+		cs.noDomains = t.Base(i) == nil
 		if rqInit.InNohzIdleMask && t.Base(i) != nil {
 			cs.tickStopped = true
 			s.nohzState.idle.Set(i)
