@@ -574,7 +574,11 @@ func (s *Sim) step() bool {
 		s.flushDue() // §7.3 step 5
 	}
 	if s.resumed {
-		s.drainResumes()
+		if s.doneApart {
+			s.drainResume1() // not through drainResumes: one call, not two
+		} else {
+			s.drainResumes()
+		}
 	}
 	return s.endStep()
 }
@@ -727,12 +731,9 @@ func (s *Sim) pushResume(c, t int32, gen uint32) {
 	s.resume = append(s.resume, resumeItem{cpu: c, task: t, gen: gen})
 }
 
-// drainResumes runs the tasks switched in at the current time, in order.
+// drainResumes runs the tasks switched in at the current time, in order
+// (on several CPUs; drainResume1 on one).
 func (s *Sim) drainResumes() {
-	if s.doneApart {
-		s.drainResume1()
-		return
-	}
 	for s.rhead < len(s.resume) && s.err == nil {
 		it := s.resume[s.rhead]
 		s.rhead++

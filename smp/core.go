@@ -357,14 +357,21 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 // may leave it queued as delayed) and runs __schedule on cpu. It fails,
 // changing nothing, on an idle CPU (ErrIdle) or an id that is not a CPU
 // (ErrBadCPU).
+//
+// It is called for every sleep: running's work is written out here, so
+// that the runqueue is found once, with no call to find the task.
 func (s *System) Block(cpu int) error {
-	t, err := s.running(cpu)
-	if err != nil {
-		return err
+	if uint(cpu) >= uint(len(s.cpus)) {
+		return s.cpuErr(cpu)
+	}
+	rq := s.rq(cpu)
+	t := s.ownTask(rq.Curr())
+	if t == nil {
+		return s.cpuErr(cpu)
 	}
 	was := s.schedIdleRq(cpu)
 	s.coreDequeue(cpu, t, false)
-	if _, err := s.rq(cpu).Dequeue(t.se, eevdf.DequeueSleep); err != nil {
+	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
 		return err
 	}
 	s.dequeued(cpu, was)
