@@ -632,12 +632,20 @@ func (s *Sim) pastStop(at uint64) bool {
 	return true
 }
 
-// advance moves the simulated time to the instant of the next event.
+// advance moves the simulated time to the instant of the next event, and
+// with it the System's clock: every CPU's update_rq_clock (applied lazily
+// by smp) and the jiffies, once per instant (§7.3 step 1).
+//
+// SetClock's error is dropped: the time only moves forward here, and the
+// origin plus the stop time (both below 2^63) cannot wrap, so the
+// System's clock never goes backwards. Without an error path, and with
+// the sum taken from at rather than from s.now read again, advance is
+// within the compiler's inlining budget and inlines into step.
 func (s *Sim) advance(at uint64) {
 	if at != s.now {
 		s.now = at
 		s.steps = 0
-		s.syncClock()
+		_ = s.sys.SetClock(at + s.origin)
 	}
 }
 

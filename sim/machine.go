@@ -104,17 +104,6 @@ func (s *Sim) newSystem(top *topology.Topology) error {
 	return s.newEnergyMeter()
 }
 
-// syncClock is SetClock on the System at the current simulated time: every
-// CPU's update_rq_clock (applied lazily by smp) and the jiffies, once per
-// instant (§7.3 step 1). Its error is dropped: advance, its only caller,
-// moves the time forward, and the origin plus the stop time (both below
-// 2^63) cannot wrap, so the System's clock never goes backwards. Without
-// the error path syncClock inlines into advance, which saves a call at
-// every instant.
-func (s *Sim) syncClock() {
-	_ = s.sys.SetClock(s.now + s.origin)
-}
-
 // rq returns c's runqueue with its clock at the current instant.
 func (s *Sim) rq(c *cpu) *eevdf.CfsRq { return s.sys.RQ(int(c.id)) }
 
