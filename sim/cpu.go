@@ -57,11 +57,13 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	if prev == next {
 		return
 	}
+	var nt *task // next's, found once for the test below and switchIn
 	if next >= 0 {
-		if t := &s.tasks[next]; t.state == stRunning && t.runCPU != c.id {
+		nt = &s.tasks[next]
+		if nt.state == stRunning && nt.runCPU != c.id {
 			// smp moved a task that another CPU was running (the CPU
 			// stopper preempts it first): that CPU catches up first.
-			o := &s.cpus[t.runCPU]
+			o := &s.cpus[nt.runCPU]
 			s.switchTo(o, s.idx(s.sys.Curr(int(o.id))))
 		}
 	}
@@ -78,9 +80,9 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		c.preemptions++
 		s.preemptions++
 	}
-	if next >= 0 {
+	if nt != nil {
 		c.busySince = s.now
-		s.switchIn(c, next)
+		s.switchIn(c, nt)
 	} else if s.cfg.Nohz == smp.NohzIdle && s.tickStops(c) {
 		s.ticking.Clear(int(c.id)) // the idle CPU stops its tick
 	}
@@ -139,8 +141,7 @@ func (s *Sim) switchOut(c *cpu, ti int32) bool {
 
 // switchIn starts t on c: its run delay (since it became runnable) is
 // recorded, and it starts to progress after the switch cost.
-func (s *Sim) switchIn(c *cpu, ti int32) {
-	t := &s.tasks[ti]
+func (s *Sim) switchIn(c *cpu, t *task) {
 	t.state = stRunning
 	t.runCPU = c.id
 	t.tcIn = s.clock(c)
@@ -160,9 +161,9 @@ func (s *Sim) switchIn(c *cpu, ti int32) {
 		t.delayMaxAt = t.runnableSince
 	}
 	if s.swCost == 0 {
-		s.pushResume(c.id, ti, t.gen)
+		s.pushResume(c.id, t.idx, t.gen)
 	} else {
-		s.post(s.now+s.swCost, evResume, ti, c.id, t.gen)
+		s.post(s.now+s.swCost, evResume, t.idx, c.id, t.gen)
 	}
 	if s.cfg.Nohz == smp.NohzIdle && !s.ticking.Test(int(c.id)) {
 		// A CPU leaving idle restarts its tick, at the next tick
@@ -364,7 +365,7 @@ func (s *Sim) startTask(ti int32) {
 	s.settle()
 }
 
-// wake is try_to_wake_up of the blocked task ti (smp's TryToWakeUp) by the
+// wake is try_to_wake_up of the blocked task t (smp's TryToWakeUp) by the
 // running task waker, or by a timer (waker −1: the expiry runs on the CPU
 // the sleeper last ran on, whose current task is the waker). A task still
 // queued as delayed is requeued in place; any other is placed by
@@ -372,8 +373,7 @@ func (s *Sim) startTask(ti int32) {
 // checked against that CPU's running task. sync adds WF_SYNC. The
 // reschedules it asks for are collected; a task-initiated wakeup's caller
 // runs them (settle), a timer's wait for step 5 of their instant.
-func (s *Sim) wake(ti, waker int32, sync bool) {
-	t := &s.tasks[ti]
+func (s *Sim) wake(t *task, waker int32, sync bool) {
 	var wf eevdf.WakeFlags
 	if sync {
 		wf |= eevdf.WFSync
@@ -392,7 +392,7 @@ func (s *Sim) wake(ti, waker int32, sync bool) {
 		s.fail(fmt.Errorf("%s: could not be woken", t.name))
 		return
 	}
-	s.ftraceWake(ti, waker, false)
+	s.ftraceWake(t.idx, waker, false)
 	if t.st.Placement() == smp.RuleInPlace {
 		t.delayedWakeups++
 		s.delayedWakeups++
@@ -406,8 +406,7 @@ func (s *Sim) wake(ti, waker int32, sync bool) {
 // dequeue (DEQUEUE_SPECIAL, never delayed), __schedule and the removal of
 // its load. The simulator then switches to what c runs now (under core
 // scheduling smp's pick is the core-wide one).
-func (s *Sim) block(c *cpu, ti int32, st taskState) {
-	t := &s.tasks[ti]
+func (s *Sim) block(c *cpu, t *task, st taskState) {
 	t.state = st
 	if s.slog != nil {
 		if st == stExited {

@@ -122,8 +122,10 @@ type Sim struct {
 	rng     *rand.PCG
 	resume  []resumeItem
 	rhead   int
-	live    int // tasks not exited
-	steps   int // program steps at the current time
+	resumed bool       // a switch-in waits to resume: resume1 on one CPU, else in resume
+	resume1 resumeItem // the one CPU's last switch-in (doneApart)
+	live    int        // tasks not exited
+	steps   int        // program steps at the current time
 	done    bool
 	err     error
 	debug   bool
@@ -396,6 +398,7 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 	t := task{
 		name:      sp.Name,
 		wl:        wl,
+		idx:       idx,
 		se:        se,
 		st:        st,
 		code:      prog.code,
@@ -467,17 +470,17 @@ func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 // while it progresses, has a live completion, and switchOut drops it);
 // one posted for a stint that has already ended is dropped, as a stale
 // event would be.
-func (s *Sim) postDone(at uint64, t, c int32, gen uint32) {
+func (s *Sim) postDone(at uint64, t *task, c int32, gen uint32) {
 	if !s.doneApart {
-		s.post(at, evDone, t, c, gen)
+		s.post(at, evDone, t.idx, c, gen)
 		return
 	}
 	s.seq++
-	if s.tasks[t].gen != gen {
+	if t.gen != gen {
 		return
 	}
 	s.donePosted = true
-	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t, gen
+	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t.idx, gen
 }
 
 // fail records the first internal error; the run stops at the next step.
@@ -570,8 +573,12 @@ func (s *Sim) step() bool {
 		}
 		s.flushDue() // §7.3 step 5
 	}
-	if len(s.resume) > 0 {
-		s.drainResumes()
+	if s.resumed {
+		if s.doneApart {
+			s.drainResume1() // not through drainResumes: one call, not two
+		} else {
+			s.drainResumes()
+		}
 	}
 	return s.endStep()
 }
@@ -625,12 +632,20 @@ func (s *Sim) pastStop(at uint64) bool {
 	return true
 }
 
-// advance moves the simulated time to the instant of the next event.
+// advance moves the simulated time to the instant of the next event, and
+// with it the System's clock: every CPU's update_rq_clock (applied lazily
+// by smp) and the jiffies, once per instant (§7.3 step 1).
+//
+// SetClock's error is dropped: the time only moves forward here, and the
+// origin plus the stop time (both below 2^63) cannot wrap, so the
+// System's clock never goes backwards. Without an error path, and with
+// the sum taken from at rather than from s.now read again, advance is
+// within the compiler's inlining budget and inlines into step.
 func (s *Sim) advance(at uint64) {
 	if at != s.now {
 		s.now = at
 		s.steps = 0
-		s.syncClock()
+		_ = s.sys.SetClock(at + s.origin)
 	}
 }
 
@@ -669,7 +684,7 @@ func (s *Sim) dispatch(ev *event) {
 		s.events++
 		cpu := int32(t.st.CPU())
 		s.here = cpu
-		s.wake(ev.task, -1, false)
+		s.wake(t, -1, false)
 		if len(s.slackq) > 0 {
 			s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
 		}
@@ -688,7 +703,7 @@ func (s *Sim) dispatch(ev *event) {
 			return
 		}
 		s.events++
-		s.resumeTask(c, ev.task)
+		s.resumeTask(c, t)
 	case evSample:
 		s.events++
 		s.sampleShares()
@@ -707,15 +722,25 @@ func (s *Sim) complete(ti int32, gen uint32) {
 		return
 	}
 	s.events++
-	s.phaseDone(&s.cpus[t.runCPU], ti)
+	s.phaseDone(&s.cpus[t.runCPU], t)
 }
 
 // pushResume queues a task that starts to progress at the current time.
+// On one CPU the queue is one slot, resume1: every switch-in before the
+// last has been switched out since, which made its item stale (switchOut
+// counts a new stint), so only the last can still resume, and a slot
+// spares the slice's append and its walk.
 func (s *Sim) pushResume(c, t int32, gen uint32) {
+	s.resumed = true
+	if s.doneApart {
+		s.resume1 = resumeItem{cpu: c, task: t, gen: gen}
+		return
+	}
 	s.resume = append(s.resume, resumeItem{cpu: c, task: t, gen: gen})
 }
 
-// drainResumes runs the tasks switched in at the current time, in order.
+// drainResumes runs the tasks switched in at the current time, in order
+// (on several CPUs; drainResume1 on one).
 func (s *Sim) drainResumes() {
 	for s.rhead < len(s.resume) && s.err == nil {
 		it := s.resume[s.rhead]
@@ -725,10 +750,26 @@ func (s *Sim) drainResumes() {
 		if t.gen != it.gen || c.curr != it.task || t.state != stRunning || t.progressing {
 			continue
 		}
-		s.resumeTask(c, it.task)
+		s.resumeTask(c, t)
 	}
 	s.resume = s.resume[:0]
 	s.rhead = 0
+	s.resumed = false
+}
+
+// drainResume1 is drainResumes on one CPU: the slot resume1, refilled
+// while the task it resumes runs, until it is empty.
+func (s *Sim) drainResume1() {
+	for s.resumed && s.err == nil {
+		s.resumed = false
+		it := s.resume1
+		t := &s.tasks[it.task]
+		if t.gen != it.gen || s.cpus[0].curr != it.task || t.state != stRunning || t.progressing {
+			continue
+		}
+		s.resumeTask(&s.cpus[0], t)
+	}
+	s.resumed = false
 }
 
 // randN draws uniformly from [0, n) with the seeded PCG (Lemire's method,

@@ -16,8 +16,7 @@ import (
 // resumeTask starts t progressing on c, after its switch-in and the switch
 // cost: an interrupted Run or Spin phase continues, anything else goes on
 // with the program.
-func (s *Sim) resumeTask(c *cpu, ti int32) {
-	t := &s.tasks[ti]
+func (s *Sim) resumeTask(c *cpu, t *task) {
 	t.progressing = true
 	if !t.begun {
 		t.begun = true
@@ -28,7 +27,7 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 		t.timerWait = 0
 	}
 	if !t.inRun {
-		s.exec(c, ti)
+		s.exec(c, t)
 		return
 	}
 	if t.spin {
@@ -36,23 +35,22 @@ func (s *Sim) resumeTask(c *cpu, ti int32) {
 		switch {
 		case t.spinEnd == 0:
 		case t.spinEnd <= s.now:
-			s.phaseDone(c, ti)
+			s.phaseDone(c, t)
 		default:
-			s.postDone(t.spinEnd, ti, c.id, t.gen)
+			s.postDone(t.spinEnd, t, c.id, t.gen)
 		}
 		return
 	}
 	if t.remaining == 0 {
-		s.phaseDone(c, ti)
+		s.phaseDone(c, t)
 		return
 	}
 	t.segStart = s.now
-	s.postDone(addSat(s.now, wallFor(c, t.remaining)), ti, c.id, t.gen)
+	s.postDone(addSat(s.now, wallFor(c, t.remaining)), t, c.id, t.gen)
 }
 
 // phaseDone ends the running task's Run or Spin phase and goes on.
-func (s *Sim) phaseDone(c *cpu, ti int32) {
-	t := &s.tasks[ti]
+func (s *Sim) phaseDone(c *cpu, t *task) {
 	wasSys := t.sys
 	if t.spin {
 		t.work += workIn(c, s.now-t.segStart)
@@ -63,10 +61,10 @@ func (s *Sim) phaseDone(c *cpu, ti int32) {
 	t.remaining, t.spinEnd = 0, 0
 	t.pc++
 	s.here = c.id
-	if wasSys && !callGoesOn(t) && !s.returnToUser(c, ti) {
+	if wasSys && !callGoesOn(t) && !s.returnToUser(c, t.idx) {
 		return
 	}
-	s.exec(c, ti)
+	s.exec(c, t)
 }
 
 // still reports whether t is still running on c in the same stint.
@@ -80,8 +78,7 @@ func (s *Sim) still(c *cpu, ti int32, gen uint32) bool {
 var errLivelock = errors.New("programs make no progress in time (livelock)")
 
 // exec runs t's program; t is running on c and progressing.
-func (s *Sim) exec(c *cpu, ti int32) {
-	t := &s.tasks[ti]
+func (s *Sim) exec(c *cpu, t *task) {
 	gen := t.gen
 	s.here = c.id
 	for {
@@ -103,7 +100,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			}
 			t.inRun, t.remaining, t.segStart = true, d, s.now
 			t.sys, t.sysLen = in.flag == 1, d
-			s.postDone(addSat(s.now, wallFor(c, d)), ti, c.id, gen)
+			s.postDone(addSat(s.now, wallFor(c, d)), t, c.id, gen)
 			return
 		case opSpin:
 			t.inRun, t.spin, t.spinEnd, t.segStart = true, true, 0, s.now
@@ -118,7 +115,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				continue
 			}
 			t.inRun, t.spin, t.spinEnd, t.segStart = true, true, end, s.now
-			s.postDone(end, ti, c.id, gen)
+			s.postDone(end, t, c.id, gen)
 			return
 		case opSleep:
 			d := in.a
@@ -129,7 +126,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			if d == 0 {
 				continue
 			}
-			s.sleepUntil(c, ti, addSat(s.now, d))
+			s.sleepUntil(c, t, addSat(s.now, d))
 			return
 		case opSleepUntil:
 			t.pc++
@@ -137,7 +134,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			if in.a <= s.now {
 				continue
 			}
-			s.sleepUntil(c, ti, in.a)
+			s.sleepUntil(c, t, in.a)
 			return
 		case opTimer:
 			ts := &t.timers[in.slot]
@@ -155,7 +152,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				}
 			}
 			if in.flag == 1 && ts.next > in.b {
-				s.exit(c, ti)
+				s.exit(c, t)
 				return
 			}
 			t.pc++
@@ -165,7 +162,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				continue
 			}
 			t.timerWait = in.slot + 1
-			s.sleepUntil(c, ti, ts.next)
+			s.sleepUntil(c, t, ts.next)
 			return
 		case opRTTimer:
 			ts := &t.timers[in.slot]
@@ -177,7 +174,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			t.pc++
 			if s.now < ts.next {
 				t.wakeRef = ts.next
-				s.sleepUntil(c, ti, ts.next)
+				s.sleepUntil(c, t, ts.next)
 				return
 			}
 			t.wakeRef = s.now
@@ -186,9 +183,9 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			}
 		case opSend:
 			c.inCall = true
-			ok := s.send(c, ti, in.n, in.m, in.a)
+			ok := s.send(c, t.idx, in.n, in.m, in.a)
 			c.inCall = false
-			if !ok || !s.returnToUser(c, ti) {
+			if !ok || !s.returnToUser(c, t.idx) {
 				return
 			}
 		case opReply:
@@ -197,16 +194,16 @@ func (s *Sim) exec(c *cpu, ti int32) {
 				return
 			}
 			c.inCall = true
-			ok := s.send(c, ti, t.lastReply, -1, 1)
+			ok := s.send(c, t.idx, t.lastReply, -1, 1)
 			c.inCall = false
-			if !ok || !s.returnToUser(c, ti) {
+			if !ok || !s.returnToUser(c, t.idx) {
 				return
 			}
 		case opRecv:
 			c.inCall = true
-			ok := s.recv(c, ti, in.n, in.a)
+			ok := s.recv(c, t.idx, in.n, in.a)
 			c.inCall = false
-			if !ok || !s.returnToUser(c, ti) {
+			if !ok || !s.returnToUser(c, t.idx) {
 				return
 			}
 		case opYield:
@@ -219,7 +216,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			s.rq(c).Yield() // yield_task_fair, then schedule()
 			s.schedule(c)
 			s.flushDue()
-			if !s.still(c, ti, gen) {
+			if !s.still(c, t.idx, gen) {
 				return
 			}
 		case opLoopInit:
@@ -260,7 +257,7 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			t.pc++
 		case opHook:
 			t.pc++
-			s.hooks[in.n](HookEvent{Now: time.Duration(s.now), Task: int(ti), Name: t.name, CPU: int(c.id)})
+			s.hooks[in.n](HookEvent{Now: time.Duration(s.now), Task: int(t.idx), Name: t.name, CPU: int(c.id)})
 		case opSetNice, opSetSlice:
 			t.pc++
 			if s.slog != nil {
@@ -283,12 +280,12 @@ func (s *Sim) exec(c *cpu, ti int32) {
 			if s.rq(c).NeedResched() {
 				s.schedule(c)
 				s.flushDue()
-				if !s.still(c, ti, gen) {
+				if !s.still(c, t.idx, gen) {
 					return
 				}
 			}
 		case opExit:
-			s.exit(c, ti)
+			s.exit(c, t)
 			return
 		default:
 			s.fail(fmt.Errorf("%s: bad instruction %d", t.name, in.op))
@@ -298,22 +295,20 @@ func (s *Sim) exec(c *cpu, ti int32) {
 }
 
 // sleepUntil blocks the running task t until the absolute time at.
-func (s *Sim) sleepUntil(c *cpu, ti int32, at uint64) {
-	t := &s.tasks[ti]
+func (s *Sim) sleepUntil(c *cpu, t *task, at uint64) {
 	t.wakeGen++
 	if t.slack > 0 {
-		at = s.armSlack(c, ti, at)
+		at = s.armSlack(c, t.idx, at)
 	}
-	s.postTimer(at, ti, t.wakeGen)
-	s.block(c, ti, stBlocked)
+	s.postTimer(at, t.idx, t.wakeGen)
+	s.block(c, t, stBlocked)
 }
 
 // exit ends t: a dequeue that is never delayed (a dead task), then schedule.
-func (s *Sim) exit(c *cpu, ti int32) {
-	t := &s.tasks[ti]
+func (s *Sim) exit(c *cpu, t *task) {
 	t.exitAt = s.now
 	s.live--
-	s.block(c, ti, stExited)
+	s.block(c, t, stExited)
 }
 
 // send writes the rest of t's current Send (n messages, reply channel
@@ -343,7 +338,7 @@ func (s *Sim) send(c *cpu, ti, ch, reply int32, n uint64) bool {
 				cs.recvQ.pop()
 				rt.pc++
 				rt.wakeRef = s.now
-				s.wake(r, ti, cs.def.sync) // the sender wakes the receiver
+				s.wake(rt, ti, cs.def.sync) // the sender wakes the receiver
 				s.flushDue()
 				if !s.still(c, ti, gen) {
 					return false
@@ -366,7 +361,7 @@ func (s *Sim) send(c *cpu, ti, ch, reply int32, n uint64) bool {
 			continue
 		}
 		cs.sendQ.push(ti)
-		s.block(c, ti, stBlocked)
+		s.block(c, t, stBlocked)
 		return false
 	}
 }
@@ -384,7 +379,7 @@ func (s *Sim) recv(c *cpu, ti, ch int32, n uint64) bool {
 		m, ok := cs.buf.pop()
 		if !ok {
 			cs.recvQ.push(ti)
-			s.block(c, ti, stBlocked)
+			s.block(c, t, stBlocked)
 			return false
 		}
 		cs.received++
@@ -408,7 +403,7 @@ func (s *Sim) recv(c *cpu, ti, ch int32, n uint64) bool {
 			if st.opLeft == 0 {
 				cs.sendQ.pop()
 				st.pc++
-				s.wake(w, ti, cs.def.sync) // the receiver wakes the sender
+				s.wake(st, ti, cs.def.sync) // the receiver wakes the sender
 				s.flushDue()
 				if !s.still(c, ti, gen) {
 					return false

@@ -104,15 +104,6 @@ func (s *Sim) newSystem(top *topology.Topology) error {
 	return s.newEnergyMeter()
 }
 
-// syncClock is SetClock on the System at the current simulated time: every
-// CPU's update_rq_clock (applied lazily by smp) and the jiffies, once per
-// instant (§7.3 step 1).
-func (s *Sim) syncClock() {
-	if err := s.sys.SetClock(s.now + s.origin); err != nil {
-		s.fail(err)
-	}
-}
-
 // rq returns c's runqueue with its clock at the current instant.
 func (s *Sim) rq(c *cpu) *eevdf.CfsRq { return s.sys.RQ(int(c.id)) }
 

@@ -68,7 +68,20 @@ func (s *Sim) kernelMode(c *cpu) bool {
 // hard flag under full and lazy, none under none and voluntary, where the
 // request waits for the task's next cond_resched or might_resched point
 // (posted here), its return to user space or its block.
+//
+// Under the full model, the default, that is the hard flag in either
+// mode, since no lazy request is ever made there (eevdf sets the lazy
+// flag only under PreemptLazy): one test, which inlines into the tick and
+// the due reschedules, instead of a call that finds the mode first.
 func (s *Sim) preemptNow(c *cpu) bool {
+	if s.model == eevdf.PreemptFull {
+		return c.rq.NeedReschedHard()
+	}
+	return s.preemptNowModel(c)
+}
+
+// preemptNowModel is preemptNow under a model other than the full one.
+func (s *Sim) preemptNowModel(c *cpu) bool {
 	if !s.kernelMode(c) {
 		return c.rq.NeedResched()
 	}

@@ -158,16 +158,24 @@ func (h *eventHeap) up() {
 // Sifting that event down from the root instead would compare it with
 // the lesser child at every level as well.
 func (h *eventHeap) removeTop() {
-	q := *h
-	n := len(q) - 1
+	old := *h
+	n := len(old) - 1
+	// The events that stay are q; the last of them, old[n], fills the
+	// hole. The loops test their children's indices against len(q) as
+	// unsigned numbers, and move events through the pointers they have
+	// found (the hole's, the child's), so that no index but the child's
+	// needs a bounds check of its own.
+	q := old[:n]
+	x := &old[n]
+	hole := &old[0]
 	i := 0
 	for {
 		l := 2*i + 1
-		if l >= n {
+		if uint(l) >= uint(len(q)) {
 			break
 		}
 		m := l
-		if r := l + 1; r < n {
+		if r := l + 1; uint(r) < uint(len(q)) {
 			// The lesser child, by index arithmetic on the borrow rather
 			// than a branch: which way it goes is a coin toss, and a
 			// mispredicted branch at every level was most of a pop's cost.
@@ -177,22 +185,23 @@ func (h *eventHeap) removeTop() {
 			}
 			m += int(lt)
 		}
-		q[i] = q[m]
-		i = m
+		c := &q[m]
+		*hole = *c
+		hole, i = c, m
 	}
 	if i < n {
 		// up's loop, written out: as a function of its own it did not
 		// inline, and the call cost 11 instructions a step (sleepers).
-		x := &q[n]
 		for i > 0 {
 			p := (i - 1) / 2
-			if !x.before(&q[p]) {
+			pe := &q[p]
+			if !x.before(pe) {
 				break
 			}
-			q[i] = q[p]
-			i = p
+			*hole = *pe
+			hole, i = pe, p
 		}
-		q[i] = *x
+		*hole = *x
 	}
 	// Resliced in place, not from the copy q: the compiler then stores
 	// the length alone, without the pointer and its write barrier test.

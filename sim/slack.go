@@ -56,7 +56,7 @@ func (s *Sim) expireSlack(cpu int32) {
 		if st.cpu == cpu && st.soft <= s.now {
 			s.events++
 			s.here = cpu
-			s.wake(st.task, -1, false)
+			s.wake(&s.tasks[st.task], -1, false)
 			continue
 		}
 		keep = append(keep, st)
@@ -77,7 +77,7 @@ func (s *Sim) tickSlack() {
 		if st.soft <= s.now && s.ticksNow(st.cpu) {
 			s.events++
 			s.here = st.cpu
-			s.wake(st.task, -1, false)
+			s.wake(&s.tasks[st.task], -1, false)
 			continue
 		}
 		keep = append(keep, st)

@@ -81,10 +81,14 @@ type markStat struct {
 	last  uint64
 }
 
-// task is a task's state in one simulation.
+// task is a task's state in one simulation. The functions an event
+// passes through hand each other a *task rather than its index (idx),
+// which each would look up again: a bounds check and a multiplication by
+// the size of a task apiece.
 type task struct {
 	name   string
 	wl     int32
+	idx    int32 // its index in Sim.tasks
 	se     *eevdf.SchedEntity
 	code   []instr
 	slots  []uint64

@@ -357,14 +357,21 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 // may leave it queued as delayed) and runs __schedule on cpu. It fails,
 // changing nothing, on an idle CPU (ErrIdle) or an id that is not a CPU
 // (ErrBadCPU).
+//
+// It is called for every sleep: running's work is written out here, so
+// that the runqueue is found once, with no call to find the task.
 func (s *System) Block(cpu int) error {
-	t, err := s.running(cpu)
-	if err != nil {
-		return err
+	if uint(cpu) >= uint(len(s.cpus)) {
+		return s.cpuErr(cpu)
+	}
+	rq := s.rq(cpu)
+	t := s.ownTask(rq.Curr())
+	if t == nil {
+		return s.cpuErr(cpu)
 	}
 	was := s.schedIdleRq(cpu)
 	s.coreDequeue(cpu, t, false)
-	if _, err := s.rq(cpu).Dequeue(t.se, eevdf.DequeueSleep); err != nil {
+	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
 		return err
 	}
 	s.dequeued(cpu, was)
@@ -464,7 +471,7 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	}
 	if next != nil {
 		_ = rq.SetNext(next) // a pick is never delayed
-		if next != prev {
+		if next != prev && s.asym {
 			s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
 		}
 	} else {
@@ -485,11 +492,14 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 // pickTask is pick_task_fair on cpu. The delayed dequeues the pick
 // completes are dequeues: one that leaves only SCHED_IDLE tasks where
 // there were others brings the CPU's next balance forward (dequeued).
+// The runqueue is found once (schedIdleRq's test is written out on it),
+// not again after the pick's call, which the compiler cannot see through.
 func (s *System) pickTask(cpu int) *eevdf.SchedEntity {
-	was := s.schedIdleRq(cpu)
-	n := s.cpus[cpu].rq.NrRunning()
-	next := s.cpus[cpu].rq.PickTask()
-	if s.cpus[cpu].rq.NrRunning() != n {
+	rq := s.cpus[cpu].rq
+	n := rq.NrRunning()
+	was := n > 0 && n == rq.NrIdle() // schedIdleRq
+	next := rq.PickTask()
+	if rq.NrRunning() != n {
 		s.dequeued(cpu, was)
 	}
 	return next
@@ -548,7 +558,9 @@ func (s *System) tick(cpu int) {
 	rq := s.rq(cpu)
 	if rq.Curr() != nil {
 		rq.Tick()
-		s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
+		if s.asym {
+			s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
+		}
 		s.checkUpdateOverutilizedStatus(cpu)
 		if s.core.on {
 			s.taskTickCore(cpu)
@@ -557,7 +569,11 @@ func (s *System) tick(cpu int) {
 	if s.core.on {
 		s.coreTick(cpu)
 	}
-	s.tickBalance(cpu)
+	if c := &s.cpus[cpu]; c.noDomains {
+		c.idleBalance = s.idleCPU(cpu) // tickBalance's first step, and all it does here
+	} else {
+		s.tickBalance(cpu)
+	}
 	if s.nohz == NohzIdle && s.idleCPU(cpu) && rq.NrRunning() == 0 {
 		// An idle CPU still ticking (idle since boot) stops its tick in
 		// its idle loop.

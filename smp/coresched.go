@@ -368,9 +368,17 @@ func (s *System) coreFree(t *Task) {
 
 // coreEnqueue is sched_core_enqueue, after the class enqueue: every
 // non-delayed enqueue bumps core_task_seq; a tagged task enters the core
-// tree.
+// tree. Without core scheduling it is one test, which inlines into every
+// enqueue; the work is out of line (coreEnqueueOn).
 func (s *System) coreEnqueue(cpu int, t *Task) {
-	if !s.core.on || t.se.Delayed() {
+	if s.core.on {
+		s.coreEnqueueOn(cpu, t)
+	}
+}
+
+// coreEnqueueOn is coreEnqueue under core scheduling.
+func (s *System) coreEnqueueOn(cpu int, t *Task) {
+	if t.se.Delayed() {
 		return
 	}
 	s.coreOf(cpu).taskSeq++
@@ -384,8 +392,16 @@ func (s *System) coreEnqueue(cpu int, t *Task) {
 // coreDequeue is sched_core_dequeue, before the class dequeue: every
 // non-delayed dequeue bumps core_task_seq and takes the task out of the
 // core tree; unless save, a forced-idle CPU losing its last task re-picks.
+// Without core scheduling it is one test, which inlines (coreEnqueue).
 func (s *System) coreDequeue(cpu int, t *Task, save bool) {
-	if !s.core.on || t.se.Delayed() {
+	if s.core.on {
+		s.coreDequeueOn(cpu, t, save)
+	}
+}
+
+// coreDequeueOn is coreDequeue under core scheduling.
+func (s *System) coreDequeueOn(cpu int, t *Task, save bool) {
+	if t.se.Delayed() {
 		return
 	}
 	k := s.coreOf(cpu)

@@ -16,6 +16,8 @@ import (
 // elsewhere, a bigger CPU is allowed to it, and it does not fit cpu —
 // else 0. p nil clears it. Called when a pick switches to a fair task, at
 // every tick of a fair task, and first thing in a newly idle balance.
+// Callers on the paths of every pick and tick test s.asym themselves
+// first, which spares finding p on a symmetric machine.
 func (s *System) updateMisfitStatus(p *Task, cpu int) {
 	if !s.asym {
 		return

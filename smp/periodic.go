@@ -11,10 +11,15 @@ import "github.com/schedmodel/fairclass/topology"
 // idle_cpu, then sched_balance_trigger raises the softirq if the CPU's
 // next balance is due and, with the tick stopped on idle CPUs, decides on
 // an idle-load-balancer kick; the softirq runs as the tick returns.
+//
+// A CPU without domains (the one CPU of a one-CPU machine) never
+// balances: New notes it (noDomains), and the tick then sets
+// rq->idle_balance alone rather than call tickBalance
+// only for it to return.
 func (s *System) tickBalance(cpu int) {
 	c := &s.cpus[cpu]
 	c.idleBalance = s.idleCPU(cpu)
-	if s.top.Base(cpu) == nil {
+	if c.noDomains {
 		return // a CPU without domains never balances
 	}
 	raise := timeAfterEq(s.jiffies, c.nextBalance)

@@ -224,6 +224,7 @@ type System struct {
 	events      []Event // the balancing trace since ClearEvents
 
 	cpus   []cpuState
+	oneRq  bool         // one CPU without PELT: SetClock sets its runqueue's clock at once (New)
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
 	doms   []domState   // by Domain.ID: each CPU's balancing state per level
 	groups []groupState // by Group.ID: the sched_group_capacity runtime fields
@@ -276,6 +277,7 @@ type cpuState struct {
 	misfitTaskLoad uint64 // rq->misfit_task_load (misfit.go)
 
 	stopped       bool   // the CPU stopper preempted the running task; __schedule is due
+	noDomains     bool   // the CPU has no scheduling domain (topology.Base is nil): it never balances
 	nextBalance   uint64 // rq->next_balance (jiffies)
 	idleBalance   bool   // rq->idle_balance: idle_cpu at the last tick
 	activeBalance bool   // rq->active_balance: a stopper work is queued
@@ -395,6 +397,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 		cs.maxIdleBalanceCost = rqInit.MaxIdleBalanceCost
 		cs.rng = newSchedRNG(c.seed, i)
 		cs.pushCPU = -1
+		cs.noDomains = t.Base(i) == nil
 		if rqInit.InNohzIdleMask && t.Base(i) != nil {
 			cs.tickStopped = true
 			s.nohzState.idle.Set(i)
@@ -416,6 +419,12 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	if err := s.checkHierarchy(); err != nil {
 		return nil, err
 	}
+	// On one CPU its runqueue is used at nearly every instant, and without
+	// PELT its clock is a plain time that nothing reads before the next
+	// SetClock but through rq: SetClock sets it at once, which costs one
+	// call where the first use of the instant made two (syncCPU, then the
+	// runqueue's SetClock).
+	s.oneRq = n == 1 && !s.cpus[0].rq.PELT()
 	for i := range s.llcs {
 		if sh := t.SharedByID(i); sh != nil {
 			s.llcs[i] = llcState{hasIdleCores: shInit.HasIdleCores, nrIdleScan: shInit.NrIdleScan, nrBusyCPUs: shInit.NrBusyCPUs}
@@ -494,6 +503,14 @@ func (s *System) SetClock(now uint64) error {
 		q := now / s.tickNsec
 		s.jiffies = s.jiffies0 + q
 		s.jiffyEnd = (q + 1) * s.tickNsec
+	}
+	if s.oneRq {
+		// syncCPU without its call: the runqueue's clock never goes
+		// backwards here, and the accounting of conservation is off
+		// on one CPU (conservation.init).
+		c := &s.cpus[0]
+		_ = c.rq.SetClock(now)
+		c.clockEpoch = s.epoch
 	}
 	return nil
 }

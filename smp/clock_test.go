@@ -1,0 +1,55 @@
+package smp
+
+import (
+	"testing"
+
+	"github.com/schedmodel/fairclass/eevdf"
+	"github.com/schedmodel/fairclass/topology"
+)
+
+// On one CPU without PELT, SetClock sets the runqueue's clock itself (the
+// first use of an instant then has nothing left to do); on several CPUs,
+// or with PELT, a runqueue's clock still waits for its first use. Either
+// way, a runqueue reached through RQ reads the System's time.
+func TestSetClockSetsALoneRunqueueAtOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cpus  int
+		opts  []Option
+		eager bool
+	}{
+		{name: "one CPU", cpus: 1, eager: true},
+		{name: "one CPU with PELT", cpus: 1, opts: []Option{WithRunqueueOptions(eevdf.WithPELT(true))}},
+		{name: "two CPUs", cpus: 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			top, err := topology.Build(topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: tc.cpus, ThreadsPerCore: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := New(top, tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := s.Clock()
+			prev := start
+			for _, now := range []uint64{start + 1000, start + 1000, start + 4_000_000} {
+				if err := s.SetClock(now); err != nil {
+					t.Fatal(err)
+				}
+				// The runqueue's own clock, read without RQ's update.
+				got, synced := s.cpus[0].rq.Clock(), s.cpus[0].clockEpoch == s.epoch
+				if tc.eager && (got != now || !synced) {
+					t.Errorf("SetClock(%d): runqueue clock %d (in this instant: %v), want %d, set at once", now, got, synced, now)
+				}
+				if !tc.eager && now != prev && got == now {
+					t.Errorf("SetClock(%d): runqueue clock already %d, want it left to the first use", now, got)
+				}
+				if c := s.RQ(0).Clock(); c != now {
+					t.Errorf("SetClock(%d): RQ(0).Clock() = %d", now, c)
+				}
+				prev = now
+			}
+		})
+	}
+}
