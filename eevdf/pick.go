@@ -49,14 +49,25 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		return leftmost
 	}
 	// Nothing below moves zero_vruntime or the sums: the two sides of
-	// the eligibility test are computed once.
-	elig := rq.eligibility()
+	// the eligibility test are computed once, as eligibility does,
+	// written out so that curr's on_rq is tested once for both the sums
+	// and the candidates (and a call fewer a pick).
+	elig := eligibilityTest{avg: rq.sumWVruntime, load: int64(rq.sumWeight), zero: rq.zeroVruntime}
+	if c != nil {
+		if c.onRq {
+			w := rq.w(c)
+			elig.avg += rq.entityKey(c) * w
+			elig.load += w
+		} else {
+			c = nil // not a candidate
+		}
+	}
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
 	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
 		return rq.next
 	}
-	if c != nil && (!c.onRq || !elig.eligible(c.vruntime)) {
+	if c != nil && !elig.eligible(c.vruntime) {
 		c = nil
 	}
 	if c != nil && protect && (rq.kernel < KernelV612 && protectSlice(c) || rq.kernel >= KernelV612 && rq.parityMark(c)) {
