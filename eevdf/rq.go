@@ -43,6 +43,9 @@ type CfsRq struct {
 
 	clock uint64    // rq_clock_task
 	pc    peltClock // the PELT clock below capacity 1024 (peltclock.go)
+	// peltClocked is pc.capacity != 0 (set with it by WithCapacity): the
+	// PELT clock advances with the task clock.
+	peltClocked bool
 
 	curr *SchedEntity // cfs_rq->curr (and h_curr: equal on a flat queue)
 	next *SchedEntity // the next buddy
@@ -296,7 +299,22 @@ func (rq *CfsRq) Backend() Backend {
 
 // SetClock sets the task clock (update_rq_clock). It fails with
 // ErrClockBackwards if now is before the current clock.
+//
+// The common case — a runqueue, a clock that does not go back, no PELT
+// clock of its own to advance — is one test that inlines into the
+// callers; the rest is setClockSlow. (Tested as three conditions, the
+// capacity through rq.pc, the test exceeded the inlining budget by two:
+// peltClocked is the capacity's test as a plain field.)
 func (rq *CfsRq) SetClock(now uint64) error {
+	if rq != nil && now >= rq.clock && !rq.peltClocked {
+		rq.clock = now
+		return nil
+	}
+	return rq.setClockSlow(now)
+}
+
+// setClockSlow is SetClock in full.
+func (rq *CfsRq) setClockSlow(now uint64) error {
 	if rq == nil {
 		return ErrNilRunqueue
 	}
@@ -310,8 +328,7 @@ func (rq *CfsRq) SetClock(now uint64) error {
 	return nil
 }
 
-// errClockBackwards is SetClock's error, out of line so that SetClock
-// inlines into its callers.
+// errClockBackwards is SetClock's error.
 func (rq *CfsRq) errClockBackwards(now uint64) error {
 	return fmt.Errorf("%w: %d after %d", ErrClockBackwards, now, rq.clock)
 }
