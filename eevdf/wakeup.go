@@ -154,16 +154,7 @@ func (rq *CfsRq) pickIsWakee(pse *SchedEntity, protect bool) bool {
 	if !rq.feat.Has(features.PreemptFlushDelayed) {
 		return rq.hNrQueued != 0 && rq.pickEevdf(protect) == pse
 	}
-	for rq.hNrQueued != 0 {
-		nse, ok := rq.pickNextEntity(protect)
-		if nse != nil {
-			return nse == pse
-		}
-		if !ok {
-			return false
-		}
-	}
-	return false
+	return rq.pickNextEntity(protect, false) == pse
 }
 
 // preemptSync is preempt_sync (NEXT_BUDDY with WF_SYNC): preempt a waker
