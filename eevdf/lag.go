@@ -132,7 +132,26 @@ func (rq *CfsRq) floorMode() floorMode {
 // dequeue asks next).
 func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, eligibilityTest) {
 	v, elig := rq.avgVruntimeTest()
-	vlag := rq.entityLag(se, v)
+	var limit int64
+	if rq.kernel.minVruntimeRef() {
+		limit = rq.lagLimit618(se)
+	} else {
+		// lagLimit written out, a call fewer a lag update (the same
+		// reads: curr's slice if on_rq, the timeline's max_slice).
+		var maxSlice uint64
+		if c := rq.currOnRq(); c != nil {
+			maxSlice = c.slice
+		}
+		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+		if rq.tl.rb != nil {
+			a, ok = rq.tl.rb.root()
+		}
+		if ok {
+			maxSlice = max(maxSlice, a.maxSlice)
+		}
+		limit = int64(rq.calcDeltaFair(maxSlice+rq.tickNsec, se))
+	}
+	vlag := min(max(int64(v-se.vruntime), -limit), limit) // entity_lag
 	if se.delayed && rq.floorMode() == floorFinal {
 		vlag = max(vlag, se.vlag)
 		if rq.feat.Has(features.DelayZero) {
