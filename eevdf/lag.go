@@ -10,23 +10,6 @@ import "github.com/schedmodel/fairclass/features"
 // when it comes back. The saved lag is clamped to what one request plus a
 // tick can explain, so that a long sleep or a burst cannot bank service.
 
-// minSlice is cfs_rq_min_slice: the smallest slice over the timeline and
-// an on_rq curr (U64_MAX on an empty queue).
-func (rq *CfsRq) minSlice() uint64 {
-	m := ^uint64(0)
-	if c := rq.currOnRq(); c != nil {
-		m = c.slice
-	}
-	a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-	if rq.tl.rb != nil {
-		a, ok = rq.tl.rb.root()
-	}
-	if ok {
-		m = min(m, a.minSlice)
-	}
-	return m
-}
-
 // lagLimit is the clamp of entity_lag: the queue's largest request plus a
 // tick, converted to the entity's virtual time (6e3c0a4e1ad1). The largest
 // request is cfs_rq_max_slice, computed here rather than in a function of

@@ -27,7 +27,17 @@ func (rq *CfsRq) setProtectSlice(se *SchedEntity) {
 	slice := rq.normBaseSlice
 	vprot := se.deadline
 	if rq.feat.Has(features.RunToParity) {
-		slice = rq.minSlice()
+		// cfs_rq_min_slice, written here and in updateProtectSlice
+		// rather than called (a call fewer a switch): the smallest
+		// slice of an on_rq curr (se here) and the timeline.
+		slice = se.slice
+		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+		if rq.tl.rb != nil {
+			a, ok = rq.tl.rb.root()
+		}
+		if ok {
+			slice = min(slice, a.minSlice)
+		}
 	}
 	slice = min(slice, se.slice)
 	if slice != se.slice {
@@ -45,7 +55,19 @@ func (rq *CfsRq) setProtectSlice(se *SchedEntity) {
 // preempt: the protection may only shrink, to the shortest queued slice
 // from min(vruntime, V) (v7.1: from the vruntime).
 func (rq *CfsRq) updateProtectSlice(se *SchedEntity) {
-	slice := rq.minSlice()
+	// cfs_rq_min_slice, written out as in setProtectSlice: the smallest
+	// slice of an on_rq curr and the timeline (U64_MAX if empty).
+	slice := ^uint64(0)
+	if c := rq.currOnRq(); c != nil {
+		slice = c.slice
+	}
+	a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+	if rq.tl.rb != nil {
+		a, ok = rq.tl.rb.root()
+	}
+	if ok {
+		slice = min(slice, a.minSlice)
+	}
 	base := se.vruntime // v7.1
 	if !rq.before71() {
 		base = minVruntime(se.vruntime, rq.avgVruntime())
