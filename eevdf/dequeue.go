@@ -82,7 +82,9 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	if early {
 		_, elig = rq.updateEntityLag(se)
 	}
-	if !completing && sleep && flags&DequeueSpecial == 0 && rq.feat.Has(features.DelayDequeue) {
+	// A sleep, neither completing a delayed dequeue nor special: one
+	// test of the three flags.
+	if flags&(DequeueSleep|DequeueDelayed|DequeueSpecial) == DequeueSleep && rq.feat.Has(features.DelayDequeue) {
 		if !early {
 			elig = rq.eligibility()
 		}
