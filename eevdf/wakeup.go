@@ -113,7 +113,17 @@ func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
 	}
 
 pick:
-	if rq.pickIsWakee(pse, action != actShort) {
+	// The pick of the wakeup check, written here rather than called (a
+	// call fewer a wakeup). With PREEMPT_FLUSH_DELAYED (seed 002, merged)
+	// it picks through pick_next_entity, completing the dequeue of every
+	// delayed entity it meets and picking again while the queue is not
+	// empty; without, it compares with the raw pick_eevdf, so a delayed
+	// entity counts as "someone else".
+	if rq.feat.Has(features.PreemptFlushDelayed) {
+		if rq.pickNextEntity(action != actShort, false) == pse {
+			goto preempt
+		}
+	} else if rq.hNrQueued != 0 && rq.pickEevdf(action != actShort) == pse {
 		goto preempt
 	}
 	if action == actShort && !v71 && rq.entityEligible(pse) {
@@ -143,18 +153,6 @@ preempt:
 		}
 	}
 	rq.reschedLazy()
-}
-
-// pickIsWakee is the pick of the wakeup check. With PREEMPT_FLUSH_DELAYED
-// (seed 002, merged) it picks through pick_next_entity, completing the
-// dequeue of every delayed entity it meets and picking again while the
-// queue is not empty; without, it compares with the raw pick_eevdf, so a
-// delayed entity counts as "someone else".
-func (rq *CfsRq) pickIsWakee(pse *SchedEntity, protect bool) bool {
-	if !rq.feat.Has(features.PreemptFlushDelayed) {
-		return rq.hNrQueued != 0 && rq.pickEevdf(protect) == pse
-	}
-	return rq.pickNextEntity(protect, false) == pse
 }
 
 // preemptSync is preempt_sync (NEXT_BUDDY with WF_SYNC): preempt a waker
