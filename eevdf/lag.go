@@ -92,13 +92,18 @@ const (
 	floorFinal                   // merged: the floor and zero cap at every exit
 )
 
-// floorMode reads DELAY_LAG_FLOOR and DELAY_LAG_FLOOR_POSTED; the posted
-// form, when selected, wins.
-func (rq *CfsRq) floorMode() floorMode {
+// floorMode is the lag-floor mode the feature set selects: readFloorMode
+// of it, kept in a field by setFeat so that each dequeue reads one field
+// rather than testing two features.
+func (rq *CfsRq) floorMode() floorMode { return rq.floor }
+
+// readFloorMode reads DELAY_LAG_FLOOR and DELAY_LAG_FLOOR_POSTED; the
+// posted form, when selected, wins.
+func readFloorMode(s features.Set) floorMode {
 	switch {
-	case rq.feat.Has(features.DelayLagFloorPosted):
+	case s.Has(features.DelayLagFloorPosted):
 		return floorPosted
-	case rq.feat.Has(features.DelayLagFloor):
+	case s.Has(features.DelayLagFloor):
 		return floorFinal
 	}
 	return floorOff

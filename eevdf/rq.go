@@ -39,7 +39,8 @@ type CfsRq struct {
 	arith         Arithmetic
 	backend       Backend
 	kernel        Kernel
-	featGiven     bool // WithFeatures was given; else an earlier kernel runs with its own defaults
+	featGiven     bool      // WithFeatures was given; else an earlier kernel runs with its own defaults
+	floor         floorMode // readFloorMode(feat), kept by setFeat
 
 	clock uint64    // rq_clock_task
 	pc    peltClock // the PELT clock below capacity 1024 (peltclock.go)
@@ -234,6 +235,7 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 	if !rq.featGiven && rq.kernel != KernelV73 {
 		rq.feat, _ = features.Preset(rq.kernel.String())
 	}
+	rq.setFeat(rq.feat)
 	return rq, nil
 }
 
@@ -255,8 +257,8 @@ func (rq *CfsRq) Features() features.Set {
 // stays as it is (a delayed entity stays delayed after NO_DELAY_DEQUEUE
 // until a pick, a wakeup or a flush ends it; PARANOID_AVG's sum_shift and
 // PLACE_JOIN_LAG's sum_jlag keep their values). The runqueue caches
-// nothing derived from the features, so this assignment is the one place
-// a write has to reach.
+// one thing derived from the features, the lag-floor mode, which setFeat
+// recomputes with the assignment: the one place a write has to reach.
 //
 // A set that WithFeatures would refuse (two YIELD_* variants: see
 // features.Set.Validate) returns an error wrapping ErrBadOption and
@@ -269,8 +271,16 @@ func (rq *CfsRq) SetFeatures(s features.Set) error {
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadOption, err)
 	}
-	rq.feat = s
+	rq.setFeat(s)
 	return nil
+}
+
+// setFeat installs a feature set with what the runqueue keeps derived
+// from it (the lag-floor mode): NewCfsRq and SetFeatures write the
+// features through it only.
+func (rq *CfsRq) setFeat(s features.Set) {
+	rq.feat = s
+	rq.floor = readFloorMode(s)
 }
 
 // BaseSlice returns sysctl_sched_base_slice.
