@@ -82,17 +82,17 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		// minimum vruntime, nothing in it is eligible (eligibility is
 		// monotone in vruntime) and the descent would find nothing: on
 		// a queue of two, every pick that keeps curr.
-		a := rq.tl.b.agg // timeline.root, inline for the B-tree
-		if rq.tl.rb != nil {
-			a, _ = rq.tl.rb.root()
-		}
-		if a.minV != leftmost.vruntime {
-			rq.match.set(elig)
-			if rq.tl.rb == nil { // timeline.findEligible, one call fewer
+		// timeline.root and timeline.findEligible, the backend tested
+		// once and the B-tree's root read inline.
+		if t := rq.tl.rb; t == nil {
+			if rq.tl.b.agg.minV != leftmost.vruntime {
+				rq.match.set(elig)
 				best = rq.tl.b.findEligible(&rq.match)
-			} else {
-				best = rq.tl.rb.findEligible(&rq.match)
+				rq.stats.Visited += uint64(rq.match.visited)
 			}
+		} else if a, _ := t.root(); a.minV != leftmost.vruntime {
+			rq.match.set(elig)
+			best = t.findEligible(&rq.match)
 			rq.stats.Visited += uint64(rq.match.visited)
 		}
 	}
