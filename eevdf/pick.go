@@ -257,7 +257,38 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		case rq.kernel >= KernelV612:
 			se.vlag = int64(se.deadline) // the RUN_TO_PARITY mark, at every set_next_entity
 		case first || rq.kernel == KernelV618: // v6.18 armed it at every set_next_entity
-			rq.setProtectSlice(se)
+			// set_protect_slice, written here (its only caller; a call
+			// fewer a switch): protected up to its deadline, unless a
+			// shorter request is queued (RUN_TO_PARITY), or, without
+			// RUN_TO_PARITY, its slice is longer than the normalized
+			// base slice. Then PREEMPT_SHORT ends the protection where
+			// se would turn ineligible; otherwise (and always in v7.1)
+			// it lasts the shorter slice.
+			slice := rq.normBaseSlice
+			vprot := se.deadline
+			if rq.feat.Has(features.RunToParity) {
+				// cfs_rq_min_slice, written out as in
+				// updateProtectSlice: the smallest slice of an on_rq
+				// curr (se here) and the timeline.
+				slice = se.slice
+				a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+				if rq.tl.rb != nil {
+					a, ok = rq.tl.rb.root()
+				}
+				if ok {
+					slice = min(slice, a.minSlice)
+				}
+			}
+			slice = min(slice, se.slice)
+			if slice != se.slice {
+				if rq.feat.Has(features.PreemptShort) && !rq.before71() {
+					vprot = minVruntime(vprot, rq.ineligibleVruntime())
+				} else {
+					vprot = minVruntime(vprot, se.vruntime+rq.calcDeltaFair(slice, se))
+				}
+			}
+			se.vprot = vprot
+			se.shareVprot()
 		}
 	}
 }

@@ -1,7 +1,5 @@
 package eevdf
 
-import "github.com/schedmodel/fairclass/features"
-
 // Slice protection: once picked, the running entity keeps the CPU until
 // its vruntime reaches vprot, even if another entity's deadline is
 // earlier (RUN_TO_PARITY); a shorter queued request cuts the protection.
@@ -15,40 +13,6 @@ func cancelProtectSlice(se *SchedEntity) {
 		se.vprot = se.vruntime
 		se.shareVprot()
 	}
-}
-
-// setProtectSlice is set_protect_slice, armed when se becomes curr through
-// a real switch: protected up to its deadline, unless a shorter request is
-// queued (RUN_TO_PARITY), or, without RUN_TO_PARITY, its slice is longer
-// than the normalized base slice. Then PREEMPT_SHORT ends the protection
-// where se would turn ineligible; otherwise (and always in v7.1) it lasts
-// the shorter slice.
-func (rq *CfsRq) setProtectSlice(se *SchedEntity) {
-	slice := rq.normBaseSlice
-	vprot := se.deadline
-	if rq.feat.Has(features.RunToParity) {
-		// cfs_rq_min_slice, written here and in updateProtectSlice
-		// rather than called (a call fewer a switch): the smallest
-		// slice of an on_rq curr (se here) and the timeline.
-		slice = se.slice
-		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-		if rq.tl.rb != nil {
-			a, ok = rq.tl.rb.root()
-		}
-		if ok {
-			slice = min(slice, a.minSlice)
-		}
-	}
-	slice = min(slice, se.slice)
-	if slice != se.slice {
-		if rq.feat.Has(features.PreemptShort) && !rq.before71() {
-			vprot = minVruntime(vprot, rq.ineligibleVruntime())
-		} else {
-			vprot = minVruntime(vprot, se.vruntime+rq.calcDeltaFair(slice, se))
-		}
-	}
-	se.vprot = vprot
-	se.shareVprot()
 }
 
 // updateProtectSlice is update_protect_slice, after a wakeup that did not
