@@ -267,9 +267,9 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 			slice := rq.normBaseSlice
 			vprot := se.deadline
 			if rq.feat.Has(features.RunToParity) {
-				// cfs_rq_min_slice, written out as in
-				// updateProtectSlice: the smallest slice of an on_rq
-				// curr (se here) and the timeline.
+				// cfs_rq_min_slice, written out as in the wakeup
+				// check's update_protect_slice: the smallest slice of
+				// an on_rq curr (se here) and the timeline.
 				slice = se.slice
 				a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
 				if rq.tl.rb != nil {

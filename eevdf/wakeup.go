@@ -135,7 +135,29 @@ update:
 		return // v6.18 updated the protection after a failed SHORT pick only
 	}
 	if rq.feat.Has(features.RunToParity) {
-		rq.updateProtectSlice(se)
+		// update_protect_slice, written here (its only caller; a call
+		// fewer a wakeup): the protection may only shrink, to the
+		// shortest queued slice from min(vruntime, V) (v7.1: from the
+		// vruntime). The shortest slice is cfs_rq_min_slice, written out
+		// as in setNextTaskFair: an on_rq curr's and the timeline's
+		// (U64_MAX if empty).
+		slice := ^uint64(0)
+		if c := rq.currOnRq(); c != nil {
+			slice = c.slice
+		}
+		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+		if rq.tl.rb != nil {
+			a, ok = rq.tl.rb.root()
+		}
+		if ok {
+			slice = min(slice, a.minSlice)
+		}
+		base := se.vruntime // v7.1
+		if !v71 {
+			base = minVruntime(se.vruntime, rq.avgVruntime())
+		}
+		se.vprot = minVruntime(se.vprot, base+rq.calcDeltaFair(slice, se))
+		se.shareVprot()
 	}
 	return
 
