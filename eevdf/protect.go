@@ -6,7 +6,7 @@ package eevdf
 //
 // set_protect_slice and update_protect_slice are written at their only
 // callers, a call fewer each: setNextTaskFair (pick.go) arms the
-// protection, the wakeup check (wakeupPreemptFair, wakeup.go) shrinks it.
+// protection, the wakeup check (wakeupPreempt, wakeup.go) shrinks it.
 
 // protectSlice is protect_slice: se is protected while vruntime < vprot.
 func protectSlice(se *SchedEntity) bool { return vBefore(se.vruntime, se.vprot) }

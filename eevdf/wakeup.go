@@ -26,16 +26,10 @@ func (rq *CfsRq) WakeupPreempt(p *SchedEntity, wf WakeFlags) {
 }
 
 // wakeupPreempt is wakeup_preempt: the idle class reschedules for any
-// fair wakee; a fair current entity goes through wakeupPreemptFair.
-func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
-	if rq.curr == nil {
-		rq.resched()
-		return
-	}
-	rq.wakeupPreemptFair(p, wf)
-}
-
-// wakeupPreemptFair is wakeup_preempt_fair, its exits in the kernel's order:
+// fair wakee; a fair current entity goes through wakeup_preempt_fair,
+// written in the same function below that test (a call fewer a wakeup,
+// and WakeupPreempt then inlines into its callers). wakeup_preempt_fair's
+// exits, in the kernel's order:
 //
 //   - an idle-policy curr is preempted by any non-idle wakee (no charge);
 //   - curr is charged; a wakee of another idle-ness, a non-normal policy or
@@ -57,7 +51,12 @@ func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
 // SHORT wakee preempted only if it was the pick; and only a SHORT
 // preemption cancelled protection, clearing the buddy rather than setting
 // one.
-func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
+func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
+	if rq.curr == nil {
+		rq.resched()
+		return
+	}
+	// wakeup_preempt_fair.
 	if rq.kernel >= KernelV612 {
 		rq.wakeupPreempt612(pse, wf)
 		return
