@@ -231,7 +231,14 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 	rq.clearBuddies(se)
 	if se.onRq {
-		rq.dequeueEntity(se)
+		// __dequeue_entity (dequeueEntity) written out, a call fewer a
+		// switch: out of the timeline and the sums.
+		if rq.tl.rb == nil {
+			rq.tl.b.erase(se)
+		} else {
+			rq.tl.rb.erase(se)
+		}
+		rq.sumSub(se)
 	}
 	if rq.pelt {
 		if se.onRq {
