@@ -336,7 +336,23 @@ func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity) {
 	}
 	rq.curr = nil
 	if prev.onRq {
-		rq.enqueueEntity(prev)
+		// __enqueue_entity (enqueueEntity) written out, a call fewer a
+		// switch: into the weighted sums and the timeline, as a new
+		// insertion.
+		if !rq.feat.Has(features.ParanoidAvg) {
+			w := rq.w(prev)
+			rq.sumWVruntime += rq.entityKey(prev) * w
+			rq.sumWeight += uint64(w)
+		} else {
+			rq.sumAdd(prev)
+		}
+		rq.seq++
+		prev.seq = rq.seq
+		if rq.tl.rb == nil {
+			rq.tl.b.insert(prev)
+		} else {
+			rq.tl.rb.insert(prev)
+		}
 	}
 }
 
