@@ -209,7 +209,9 @@ func (rq *CfsRq) eligibility() eligibilityTest {
 }
 
 // eligible is vruntime_eligible for v with the precomputed sums.
-func (e eligibilityTest) eligible(v uint64) bool { return geMul128(e.avg, int64(v-e.zero), e.load) }
+//
+// e.load is a sum of weights, never negative: geMulLoad.
+func (e eligibilityTest) eligible(v uint64) bool { return geMulLoad(e.avg, int64(v-e.zero), e.load) }
 
 // entityEligible is entity_eligible.
 func (rq *CfsRq) entityEligible(se *SchedEntity) bool { return rq.vruntimeEligible(se.vruntime) }

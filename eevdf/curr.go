@@ -31,7 +31,14 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	if rq.hNrQueued == 1 {
 		return
 	}
-	if resched || rq.kernel < KernelV612 && !protectSlice(c) || rq.kernel >= KernelV612 && rq.didPreemptShort(c) {
+	// The kernel's test once: protection over (v6.12: the mark gone and
+	// curr ineligible, under PREEMPT_SHORT).
+	if rq.kernel < KernelV612 {
+		resched = resched || !protectSlice(c)
+	} else {
+		resched = resched || rq.didPreemptShort(c)
+	}
+	if resched {
 		rq.reschedLazy()
 		rq.clearBuddies(c)
 	}

@@ -33,15 +33,20 @@ func (rq *CfsRq) Dequeue(se *SchedEntity, flags DequeueFlags) (bool, error) {
 	if stray := flags &^ dequeueFlagsMask; stray != 0 {
 		return false, errStrayFlags("dequeue flags", uint32(stray))
 	}
-	switch {
-	case !se.onRq || se.rq != rq:
+	if !se.onRq || se.rq != rq {
 		return false, fmt.Errorf("%w: %s", ErrNotQueued, se.name)
-	case flags&DequeueDelayed != 0 && !se.delayed:
-		return false, fmt.Errorf("%w: DequeueDelayed of %s", ErrNotDelayed, se.name)
-	case flags&DequeueDelayed != 0 && flags&DequeueSleep == 0:
-		return false, fmt.Errorf("%w: DequeueDelayed without DequeueSleep", ErrBadFlags)
-	case flags&DequeueDelayed == 0 && flags&DequeueSleep != 0 && se.delayed:
-		return false, fmt.Errorf("%w: %s already sleeps", ErrDelayed, se.name)
+	}
+	// The flag errors need a delayed entity or DequeueDelayed: the
+	// common dequeue, of a runnable entity, is one test away from them.
+	if se.delayed || flags&DequeueDelayed != 0 {
+		switch {
+		case flags&DequeueDelayed != 0 && !se.delayed:
+			return false, fmt.Errorf("%w: DequeueDelayed of %s", ErrNotDelayed, se.name)
+		case flags&DequeueDelayed != 0 && flags&DequeueSleep == 0:
+			return false, fmt.Errorf("%w: DequeueDelayed without DequeueSleep", ErrBadFlags)
+		case flags&DequeueDelayed == 0 && flags&DequeueSleep != 0 && se.delayed:
+			return false, fmt.Errorf("%w: %s already sleeps", ErrDelayed, se.name)
+		}
 	}
 	if rq.pelt && !se.delayed {
 		rq.utilEstDequeue(se) // dequeue_task_fair: util_est_dequeue, then __dequeue_task
@@ -82,7 +87,9 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	if early {
 		_, elig = rq.updateEntityLag(se)
 	}
-	if !completing && sleep && flags&DequeueSpecial == 0 && rq.feat.Has(features.DelayDequeue) {
+	// A sleep, neither completing a delayed dequeue nor special: one
+	// test of the three flags.
+	if flags&(DequeueSleep|DequeueDelayed|DequeueSpecial) == DequeueSleep && rq.feat.Has(features.DelayDequeue) {
 		if !early {
 			elig = rq.eligibility()
 		}

@@ -102,7 +102,9 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 		w = rq.enqueueFlat(se, flags)
 	}
 	if !isCurr {
-		rq.reweightEevdf(se, w, false)
+		if se.hload != w { // reweightEevdf's own test, without the call
+			rq.reweightEevdf(se, w, false)
+		}
 		rq.placeEntity(se, flags|enqueueQueued)
 		if rq.feat.Has(features.PlaceJoinLag) {
 			rq.sumJlagAdd(se)

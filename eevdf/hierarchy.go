@@ -307,6 +307,13 @@ func (rq *CfsRq) addRunnable(se *SchedEntity, d int) {
 	rq.addRunnableLevels(se, d)
 }
 
+// addRunnableLevels is addRunnable with groups. It is kept out of line
+// (its cost, 78, would otherwise be inlined into addRunnable, taking it
+// over the budget): addRunnable's flat case then inlines into
+// set_delayed and clear_delayed, a call fewer at each delay and wakeup
+// of a delayed entity.
+//
+//go:noinline
 func (rq *CfsRq) addRunnableLevels(se *SchedEntity, d int) {
 	on := rq.taskGroupRq(se)
 	rq.queueOf(on).hNrRunnable += d

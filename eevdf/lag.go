@@ -10,23 +10,6 @@ import "github.com/schedmodel/fairclass/features"
 // when it comes back. The saved lag is clamped to what one request plus a
 // tick can explain, so that a long sleep or a burst cannot bank service.
 
-// minSlice is cfs_rq_min_slice: the smallest slice over the timeline and
-// an on_rq curr (U64_MAX on an empty queue).
-func (rq *CfsRq) minSlice() uint64 {
-	m := ^uint64(0)
-	if c := rq.currOnRq(); c != nil {
-		m = c.slice
-	}
-	a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-	if rq.tl.rb != nil {
-		a, ok = rq.tl.rb.root()
-	}
-	if ok {
-		m = min(m, a.minSlice)
-	}
-	return m
-}
-
 // lagLimit is the clamp of entity_lag: the queue's largest request plus a
 // tick, converted to the entity's virtual time (6e3c0a4e1ad1). The largest
 // request is cfs_rq_max_slice, computed here rather than in a function of
@@ -109,13 +92,18 @@ const (
 	floorFinal                   // merged: the floor and zero cap at every exit
 )
 
-// floorMode reads DELAY_LAG_FLOOR and DELAY_LAG_FLOOR_POSTED; the posted
-// form, when selected, wins.
-func (rq *CfsRq) floorMode() floorMode {
+// floorMode is the lag-floor mode the feature set selects: readFloorMode
+// of it, kept in a field by setFeat so that each dequeue reads one field
+// rather than testing two features.
+func (rq *CfsRq) floorMode() floorMode { return rq.floor }
+
+// readFloorMode reads DELAY_LAG_FLOOR and DELAY_LAG_FLOOR_POSTED; the
+// posted form, when selected, wins.
+func readFloorMode(s features.Set) floorMode {
 	switch {
-	case rq.feat.Has(features.DelayLagFloorPosted):
+	case s.Has(features.DelayLagFloorPosted):
 		return floorPosted
-	case rq.feat.Has(features.DelayLagFloor):
+	case s.Has(features.DelayLagFloor):
 		return floorFinal
 	}
 	return floorOff
@@ -132,7 +120,26 @@ func (rq *CfsRq) floorMode() floorMode {
 // dequeue asks next).
 func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, eligibilityTest) {
 	v, elig := rq.avgVruntimeTest()
-	vlag := rq.entityLag(se, v)
+	var limit int64
+	if rq.kernel.minVruntimeRef() {
+		limit = rq.lagLimit618(se)
+	} else {
+		// lagLimit written out, a call fewer a lag update (the same
+		// reads: curr's slice if on_rq, the timeline's max_slice).
+		var maxSlice uint64
+		if c := rq.currOnRq(); c != nil {
+			maxSlice = c.slice
+		}
+		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+		if rq.tl.rb != nil {
+			a, ok = rq.tl.rb.root()
+		}
+		if ok {
+			maxSlice = max(maxSlice, a.maxSlice)
+		}
+		limit = int64(rq.calcDeltaFair(maxSlice+rq.tickNsec, se))
+	}
+	vlag := min(max(int64(v-se.vruntime), -limit), limit) // entity_lag
 	if se.delayed && rq.floorMode() == floorFinal {
 		vlag = max(vlag, se.vlag)
 		if rq.feat.Has(features.DelayZero) {

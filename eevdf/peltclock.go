@@ -57,6 +57,7 @@ func WithCapacity(c uint64) Option {
 		if c == pelt.CapacityScale {
 			rq.pc.capacity = 0
 		}
+		rq.peltClocked = rq.pc.capacity != 0
 		return nil
 	}
 }

@@ -49,14 +49,25 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		return leftmost
 	}
 	// Nothing below moves zero_vruntime or the sums: the two sides of
-	// the eligibility test are computed once.
-	elig := rq.eligibility()
+	// the eligibility test are computed once, as eligibility does,
+	// written out so that curr's on_rq is tested once for both the sums
+	// and the candidates (and a call fewer a pick).
+	elig := eligibilityTest{avg: rq.sumWVruntime, load: int64(rq.sumWeight), zero: rq.zeroVruntime}
+	if c != nil {
+		if c.onRq {
+			w := rq.w(c)
+			elig.avg += rq.entityKey(c) * w
+			elig.load += w
+		} else {
+			c = nil // not a candidate
+		}
+	}
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
 	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
 		return rq.next
 	}
-	if c != nil && (!c.onRq || !elig.eligible(c.vruntime)) {
+	if c != nil && !elig.eligible(c.vruntime) {
 		c = nil
 	}
 	if c != nil && protect && (rq.kernel < KernelV612 && protectSlice(c) || rq.kernel >= KernelV612 && rq.parityMark(c)) {
@@ -71,17 +82,17 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		// minimum vruntime, nothing in it is eligible (eligibility is
 		// monotone in vruntime) and the descent would find nothing: on
 		// a queue of two, every pick that keeps curr.
-		a := rq.tl.b.agg // timeline.root, inline for the B-tree
-		if rq.tl.rb != nil {
-			a, _ = rq.tl.rb.root()
-		}
-		if a.minV != leftmost.vruntime {
-			rq.match.set(elig)
-			if rq.tl.rb == nil { // timeline.findEligible, one call fewer
+		// timeline.root and timeline.findEligible, the backend tested
+		// once and the B-tree's root read inline.
+		if t := rq.tl.rb; t == nil {
+			if rq.tl.b.agg.minV != leftmost.vruntime {
+				rq.match.set(elig)
 				best = rq.tl.b.findEligible(&rq.match)
-			} else {
-				best = rq.tl.rb.findEligible(&rq.match)
+				rq.stats.Visited += uint64(rq.match.visited)
 			}
+		} else if a, _ := t.root(); a.minV != leftmost.vruntime {
+			rq.match.set(elig)
+			best = t.findEligible(&rq.match)
 			rq.stats.Visited += uint64(rq.match.visited)
 		}
 	}
@@ -91,44 +102,43 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	return best
 }
 
-// pickNextEntity is pick_next_entity: a delayed entity chosen by the pick
-// has spent its lag; its sleep completes here and the caller picks again
-// (ok is then true with a nil entity). A nil pick with ok false means
-// nothing was eligible, which intact sums never allow.
-func (rq *CfsRq) pickNextEntity(protect bool) (se *SchedEntity, ok bool) {
-	if rq.kernel.minVruntimeRef() && rq.next != nil && rq.feat.Has(rq.kernel.buddyFeature()) && rq.entityEligible(rq.next) {
-		return rq.next, true // v6.18 and v6.12 tested the buddy here, in real picks only
+// pickNextEntity is pick_next_entity, in the loop both its callers run
+// around it: a delayed entity chosen by the pick has spent its lag; its
+// sleep completes here and the pick is made again while the queue is not
+// empty. With charge, curr is charged before each pick, as pick_task_fair
+// does. It returns nil for an empty queue, and when nothing was eligible,
+// which intact sums never allow (Check reports it).
+//
+// The loop is here rather than in each caller so that a pick is one call
+// fewer deep: each level cost about ten instructions a schedule.
+func (rq *CfsRq) pickNextEntity(protect, charge bool) *SchedEntity {
+	if c := rq.curr; charge && c != nil && c.onRq {
+		rq.updateCurr()
 	}
-	se = rq.pickEevdf(protect)
-	if se == nil {
-		return nil, false
-	}
-	if se.delayed {
+	for rq.hNrQueued != 0 {
+		if rq.kernel.minVruntimeRef() && rq.next != nil && rq.feat.Has(rq.kernel.buddyFeature()) && rq.entityEligible(rq.next) {
+			return rq.next // v6.18 and v6.12 tested the buddy here, in real picks only
+		}
+		se := rq.pickEevdf(protect)
+		if se == nil || !se.delayed {
+			return se
+		}
 		rq.stats.Flushed++
 		rq.dequeueTask(se, DequeueSleep|DequeueDelayed)
-		return nil, true
+		// Charged before the loop's test rather than after it, which
+		// is the same: an on_rq curr counts in h_nr_queued, so the
+		// loop goes on whenever there is a curr to charge.
+		if c := rq.curr; charge && c != nil && c.onRq {
+			rq.updateCurr()
+		}
 	}
-	return se, true
+	return nil
 }
 
 // pickTaskFair is pick_task_fair: charge curr and pick, completing the
 // delayed dequeues the pick meets, until a runnable entity comes out or the
 // queue is empty (nil: idle).
-func (rq *CfsRq) pickTaskFair() *SchedEntity {
-	for rq.hNrQueued != 0 {
-		if c := rq.curr; c != nil && c.onRq {
-			rq.updateCurr()
-		}
-		se, ok := rq.pickNextEntity(true)
-		if se != nil {
-			return se
-		}
-		if !ok {
-			return nil // only with broken sums; Check reports it
-		}
-	}
-	return nil
-}
+func (rq *CfsRq) pickTaskFair() *SchedEntity { return rq.pickNextEntity(true, true) }
 
 // PickNext is __schedule for the fair class: pick first, while the
 // previous entity is still curr (it competes if it is still on_rq, e.g.
@@ -221,7 +231,14 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 	rq.clearBuddies(se)
 	if se.onRq {
-		rq.dequeueEntity(se)
+		// __dequeue_entity (dequeueEntity) written out, a call fewer a
+		// switch: out of the timeline and the sums.
+		if rq.tl.rb == nil {
+			rq.tl.b.erase(se)
+		} else {
+			rq.tl.rb.erase(se)
+		}
+		rq.sumSub(se)
 	}
 	if rq.pelt {
 		if se.onRq {
@@ -247,7 +264,38 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		case rq.kernel >= KernelV612:
 			se.vlag = int64(se.deadline) // the RUN_TO_PARITY mark, at every set_next_entity
 		case first || rq.kernel == KernelV618: // v6.18 armed it at every set_next_entity
-			rq.setProtectSlice(se)
+			// set_protect_slice, written here (its only caller; a call
+			// fewer a switch): protected up to its deadline, unless a
+			// shorter request is queued (RUN_TO_PARITY), or, without
+			// RUN_TO_PARITY, its slice is longer than the normalized
+			// base slice. Then PREEMPT_SHORT ends the protection where
+			// se would turn ineligible; otherwise (and always in v7.1)
+			// it lasts the shorter slice.
+			slice := rq.normBaseSlice
+			vprot := se.deadline
+			if rq.feat.Has(features.RunToParity) {
+				// cfs_rq_min_slice, written out as in the wakeup
+				// check's update_protect_slice: the smallest slice of
+				// an on_rq curr (se here) and the timeline.
+				slice = se.slice
+				a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+				if rq.tl.rb != nil {
+					a, ok = rq.tl.rb.root()
+				}
+				if ok {
+					slice = min(slice, a.minSlice)
+				}
+			}
+			slice = min(slice, se.slice)
+			if slice != se.slice {
+				if rq.feat.Has(features.PreemptShort) && !rq.before71() {
+					vprot = minVruntime(vprot, rq.ineligibleVruntime())
+				} else {
+					vprot = minVruntime(vprot, se.vruntime+rq.calcDeltaFair(slice, se))
+				}
+			}
+			se.vprot = vprot
+			se.shareVprot()
 		}
 	}
 }
@@ -288,7 +336,23 @@ func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity) {
 	}
 	rq.curr = nil
 	if prev.onRq {
-		rq.enqueueEntity(prev)
+		// __enqueue_entity (enqueueEntity) written out, a call fewer a
+		// switch: into the weighted sums and the timeline, as a new
+		// insertion.
+		if !rq.feat.Has(features.ParanoidAvg) {
+			w := rq.w(prev)
+			rq.sumWVruntime += rq.entityKey(prev) * w
+			rq.sumWeight += uint64(w)
+		} else {
+			rq.sumAdd(prev)
+		}
+		rq.seq++
+		prev.seq = rq.seq
+		if rq.tl.rb == nil {
+			rq.tl.b.insert(prev)
+		} else {
+			rq.tl.rb.insert(prev)
+		}
 	}
 }
 

@@ -39,10 +39,14 @@ type CfsRq struct {
 	arith         Arithmetic
 	backend       Backend
 	kernel        Kernel
-	featGiven     bool // WithFeatures was given; else an earlier kernel runs with its own defaults
+	featGiven     bool      // WithFeatures was given; else an earlier kernel runs with its own defaults
+	floor         floorMode // readFloorMode(feat), kept by setFeat
 
 	clock uint64    // rq_clock_task
 	pc    peltClock // the PELT clock below capacity 1024 (peltclock.go)
+	// peltClocked is pc.capacity != 0 (set with it by WithCapacity): the
+	// PELT clock advances with the task clock.
+	peltClocked bool
 
 	curr *SchedEntity // cfs_rq->curr (and h_curr: equal on a flat queue)
 	next *SchedEntity // the next buddy
@@ -231,6 +235,7 @@ func NewCfsRq(opts ...Option) (*CfsRq, error) {
 	if !rq.featGiven && rq.kernel != KernelV73 {
 		rq.feat, _ = features.Preset(rq.kernel.String())
 	}
+	rq.setFeat(rq.feat)
 	return rq, nil
 }
 
@@ -252,8 +257,8 @@ func (rq *CfsRq) Features() features.Set {
 // stays as it is (a delayed entity stays delayed after NO_DELAY_DEQUEUE
 // until a pick, a wakeup or a flush ends it; PARANOID_AVG's sum_shift and
 // PLACE_JOIN_LAG's sum_jlag keep their values). The runqueue caches
-// nothing derived from the features, so this assignment is the one place
-// a write has to reach.
+// one thing derived from the features, the lag-floor mode, which setFeat
+// recomputes with the assignment: the one place a write has to reach.
 //
 // A set that WithFeatures would refuse (two YIELD_* variants: see
 // features.Set.Validate) returns an error wrapping ErrBadOption and
@@ -266,8 +271,16 @@ func (rq *CfsRq) SetFeatures(s features.Set) error {
 	if err := s.Validate(); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadOption, err)
 	}
-	rq.feat = s
+	rq.setFeat(s)
 	return nil
+}
+
+// setFeat installs a feature set with what the runqueue keeps derived
+// from it (the lag-floor mode): NewCfsRq and SetFeatures write the
+// features through it only.
+func (rq *CfsRq) setFeat(s features.Set) {
+	rq.feat = s
+	rq.floor = readFloorMode(s)
 }
 
 // BaseSlice returns sysctl_sched_base_slice.
@@ -296,7 +309,22 @@ func (rq *CfsRq) Backend() Backend {
 
 // SetClock sets the task clock (update_rq_clock). It fails with
 // ErrClockBackwards if now is before the current clock.
+//
+// The common case — a runqueue, a clock that does not go back, no PELT
+// clock of its own to advance — is one test that inlines into the
+// callers; the rest is setClockSlow. (Tested as three conditions, the
+// capacity through rq.pc, the test exceeded the inlining budget by two:
+// peltClocked is the capacity's test as a plain field.)
 func (rq *CfsRq) SetClock(now uint64) error {
+	if rq != nil && now >= rq.clock && !rq.peltClocked {
+		rq.clock = now
+		return nil
+	}
+	return rq.setClockSlow(now)
+}
+
+// setClockSlow is SetClock in full.
+func (rq *CfsRq) setClockSlow(now uint64) error {
 	if rq == nil {
 		return ErrNilRunqueue
 	}
@@ -310,8 +338,7 @@ func (rq *CfsRq) SetClock(now uint64) error {
 	return nil
 }
 
-// errClockBackwards is SetClock's error, out of line so that SetClock
-// inlines into its callers.
+// errClockBackwards is SetClock's error.
 func (rq *CfsRq) errClockBackwards(now uint64) error {
 	return fmt.Errorf("%w: %d after %d", ErrClockBackwards, now, rq.clock)
 }

@@ -26,16 +26,10 @@ func (rq *CfsRq) WakeupPreempt(p *SchedEntity, wf WakeFlags) {
 }
 
 // wakeupPreempt is wakeup_preempt: the idle class reschedules for any
-// fair wakee; a fair current entity goes through wakeupPreemptFair.
-func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
-	if rq.curr == nil {
-		rq.resched()
-		return
-	}
-	rq.wakeupPreemptFair(p, wf)
-}
-
-// wakeupPreemptFair is wakeup_preempt_fair, its exits in the kernel's order:
+// fair wakee; a fair current entity goes through wakeup_preempt_fair,
+// written in the same function below that test (a call fewer a wakeup,
+// and WakeupPreempt then inlines into its callers). wakeup_preempt_fair's
+// exits, in the kernel's order:
 //
 //   - an idle-policy curr is preempted by any non-idle wakee (no charge);
 //   - curr is charged; a wakee of another idle-ness, a non-normal policy or
@@ -57,7 +51,12 @@ func (rq *CfsRq) wakeupPreempt(p *SchedEntity, wf WakeFlags) {
 // SHORT wakee preempted only if it was the pick; and only a SHORT
 // preemption cancelled protection, clearing the buddy rather than setting
 // one.
-func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
+func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
+	if rq.curr == nil {
+		rq.resched()
+		return
+	}
+	// wakeup_preempt_fair.
 	if rq.kernel >= KernelV612 {
 		rq.wakeupPreempt612(pse, wf)
 		return
@@ -113,7 +112,17 @@ func (rq *CfsRq) wakeupPreemptFair(pse *SchedEntity, wf WakeFlags) {
 	}
 
 pick:
-	if rq.pickIsWakee(pse, action != actShort) {
+	// The pick of the wakeup check, written here rather than called (a
+	// call fewer a wakeup). With PREEMPT_FLUSH_DELAYED (seed 002, merged)
+	// it picks through pick_next_entity, completing the dequeue of every
+	// delayed entity it meets and picking again while the queue is not
+	// empty; without, it compares with the raw pick_eevdf, so a delayed
+	// entity counts as "someone else".
+	if rq.feat.Has(features.PreemptFlushDelayed) {
+		if rq.pickNextEntity(action != actShort, false) == pse {
+			goto preempt
+		}
+	} else if rq.hNrQueued != 0 && rq.pickEevdf(action != actShort) == pse {
 		goto preempt
 	}
 	if action == actShort && !v71 && rq.entityEligible(pse) {
@@ -125,7 +134,29 @@ update:
 		return // v6.18 updated the protection after a failed SHORT pick only
 	}
 	if rq.feat.Has(features.RunToParity) {
-		rq.updateProtectSlice(se)
+		// update_protect_slice, written here (its only caller; a call
+		// fewer a wakeup): the protection may only shrink, to the
+		// shortest queued slice from min(vruntime, V) (v7.1: from the
+		// vruntime). The shortest slice is cfs_rq_min_slice, written out
+		// as in setNextTaskFair: an on_rq curr's and the timeline's
+		// (U64_MAX if empty).
+		slice := ^uint64(0)
+		if c := rq.currOnRq(); c != nil {
+			slice = c.slice
+		}
+		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
+		if rq.tl.rb != nil {
+			a, ok = rq.tl.rb.root()
+		}
+		if ok {
+			slice = min(slice, a.minSlice)
+		}
+		base := se.vruntime // v7.1
+		if !v71 {
+			base = minVruntime(se.vruntime, rq.avgVruntime())
+		}
+		se.vprot = minVruntime(se.vprot, base+rq.calcDeltaFair(slice, se))
+		se.shareVprot()
 	}
 	return
 
@@ -143,27 +174,6 @@ preempt:
 		}
 	}
 	rq.reschedLazy()
-}
-
-// pickIsWakee is the pick of the wakeup check. With PREEMPT_FLUSH_DELAYED
-// (seed 002, merged) it picks through pick_next_entity, completing the
-// dequeue of every delayed entity it meets and picking again while the
-// queue is not empty; without, it compares with the raw pick_eevdf, so a
-// delayed entity counts as "someone else".
-func (rq *CfsRq) pickIsWakee(pse *SchedEntity, protect bool) bool {
-	if !rq.feat.Has(features.PreemptFlushDelayed) {
-		return rq.hNrQueued != 0 && rq.pickEevdf(protect) == pse
-	}
-	for rq.hNrQueued != 0 {
-		nse, ok := rq.pickNextEntity(protect)
-		if nse != nil {
-			return nse == pse
-		}
-		if !ok {
-			return false
-		}
-	}
-	return false
 }
 
 // preemptSync is preempt_sync (NEXT_BUDDY with WF_SYNC): preempt a waker

@@ -78,6 +78,8 @@ func (rq *CfsRq) Tick() {
 		if rq.h != nil {
 			w = rq.propWeight(c)
 		}
-		rq.reweightEevdf(c, w, true)
+		if c.hload != w { // reweightEevdf's own test, without the call
+			rq.reweightEevdf(c, w, true)
+		}
 	}
 }
