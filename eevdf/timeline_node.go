@@ -232,7 +232,8 @@ func (l *tlLeaf) without(a, x agg) agg {
 			a.minV = minVruntime(a.minV, l.v[l.at(i)])
 		}
 	}
-	if s := x.minSlice; s == a.minSlice || s == a.maxSlice {
+	// One slice throughout (minimum = maximum) stays one slice.
+	if s := x.minSlice; a.minSlice != a.maxSlice && (s == a.minSlice || s == a.maxSlice) {
 		for i := range n {
 			if l.slice[l.at(i)] == s {
 				return a
@@ -441,6 +442,9 @@ func (in *tlInner) without(a, x agg) agg {
 		for _, v := range in.minV[1:n] {
 			a.minV = minVruntime(a.minV, v)
 		}
+	}
+	if a.minSlice == a.maxSlice {
+		return a // one slice throughout stays one slice
 	}
 	if x.minSlice == a.minSlice && !slices.Contains(in.minS[:n], a.minSlice) {
 		a.minSlice = slices.Min(in.minS[:n])
