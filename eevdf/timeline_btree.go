@@ -167,8 +167,21 @@ func (t *bTimeline) place(se *SchedEntity) {
 	}
 	dl := se.deadline
 	for !nd.leaf {
+		// The child an entity of deadline dl goes into: after every
+		// separator at or before dl, so that an insertion goes after
+		// the entities with its deadline, as the kernel's tree puts an
+		// equal key to the right. The last separator is tested first: a
+		// deadline at or after it goes into the last child without a
+		// count (put_prev_entity inserts an entity that has just
+		// received a new deadline, often the latest of the queue), and
+		// one before it leaves the others to count. (A function of its
+		// own for this does not inline.)
 		in := nd.asInner()
-		nd = in.kids[in.childFor(dl)]
+		i := in.count() - 1 // at least 1: an interior node has two children
+		if int64(dl-in.sep[(i-1)&(innerMax-1)]) < 0 {
+			i = upperSep(&in.sep, i-1, dl)
+		}
+		nd = in.kids[i]
 	}
 	l := nd.asLeaf()
 	x := agg{se.vruntime, se.slice, se.slice}

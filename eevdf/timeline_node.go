@@ -463,12 +463,6 @@ func withoutNode(n *tlNode, a, x agg) agg {
 	return n.asInner().without(a, x)
 }
 
-// childFor returns the child whose subtree an entity of deadline dl goes
-// into: after every separator at or before dl, so that an insertion goes
-// after the entities with its deadline, as the kernel's tree puts an equal
-// key to the right.
-func (in *tlInner) childFor(dl uint64) int { return upperSep(&in.sep, in.count()-1, dl) }
-
 // adopt makes in the parent of its children from..to-1, at their
 // positions.
 func (in *tlInner) adopt(from, to int) {
