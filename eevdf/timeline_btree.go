@@ -698,9 +698,10 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 		nd = in.kids[i]
 	}
 	l := nd.asLeaf()
-	for i := range l.count() {
-		if k := l.at(i); int64(l.v[k]-zero) <= limit {
-			m.visited += i + 1
+	o := uint(l.off) // read once, as in tlLeaf.fold
+	for j, end := o, o+uint(l.n); j < end; j++ {
+		if k := j % leafMax; int64(l.v[k]-zero) <= limit {
+			m.visited += int(j-o) + 1
 			t.hint = uint8(k)
 			return l.se[k]
 		}

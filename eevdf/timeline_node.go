@@ -204,11 +204,17 @@ func (l *tlLeaf) agg(i int) agg {
 
 // fold is the aggregate of a non-empty leaf: min_vruntime_update over its
 // entities.
+//
+// The leaf's scans run over the slots o+1 .. o+n-1 (each reduced mod
+// leafMax) with the offset o read once: the compiler does not hoist a
+// field's load out of a loop, and l.at(i) read the offset again for each
+// entity.
 func (l *tlLeaf) fold() agg {
-	k := l.at(0)
+	o := uint(l.off)
+	k := o % leafMax
 	a := agg{l.v[k], l.slice[k], l.slice[k]}
-	for i := 1; i < l.count(); i++ {
-		k := l.at(i)
+	for j, end := o+1, o+uint(l.n); j < end; j++ {
+		k := j % leafMax
 		a.minV = minVruntime(a.minV, l.v[k])
 		a.minSlice = min(a.minSlice, l.slice[k])
 		a.maxSlice = max(a.maxSlice, l.slice[k])
@@ -222,27 +228,29 @@ func (l *tlLeaf) fold() agg {
 // another entity shares is kept without looking further: queues usually
 // have a few distinct slices, often one.
 func (l *tlLeaf) without(a, x agg) agg {
-	n := l.count()
+	n := uint(l.n)
 	if n <= 2 {
 		return l.fold() // cheaper than looking
 	}
+	o := uint(l.off)
+	end := o + n
 	if x.minV == a.minV {
-		a.minV = l.v[l.at(0)]
-		for i := 1; i < n; i++ {
-			a.minV = minVruntime(a.minV, l.v[l.at(i)])
+		a.minV = l.v[o%leafMax]
+		for j := o + 1; j < end; j++ {
+			a.minV = minVruntime(a.minV, l.v[j%leafMax])
 		}
 	}
 	// One slice throughout (minimum = maximum) stays one slice.
 	if s := x.minSlice; a.minSlice != a.maxSlice && (s == a.minSlice || s == a.maxSlice) {
-		for i := range n {
-			if l.slice[l.at(i)] == s {
+		for j := o; j < end; j++ {
+			if l.slice[j%leafMax] == s {
 				return a
 			}
 		}
-		k := l.at(0)
+		k := o % leafMax
 		a.minSlice, a.maxSlice = l.slice[k], l.slice[k]
-		for i := 1; i < n; i++ {
-			k := l.at(i)
+		for j := o + 1; j < end; j++ {
+			k := j % leafMax
 			a.minSlice = min(a.minSlice, l.slice[k])
 			a.maxSlice = max(a.maxSlice, l.slice[k])
 		}
