@@ -235,8 +235,17 @@ func (l *tlLeaf) without(a, x agg) agg {
 	o := uint(l.off)
 	end := o + n
 	if x.minV == a.minV {
+		// Two entities a round: one test of the bound for two, in the
+		// order of a one-by-one fold (min_vruntime's modular minimum
+		// depends on the order of its operands when they are 2^63
+		// apart, so the order is kept).
 		a.minV = l.v[o%leafMax]
-		for j := o + 1; j < end; j++ {
+		j := o + 1
+		for ; j+1 < end; j += 2 {
+			a.minV = minVruntime(a.minV, l.v[j%leafMax])
+			a.minV = minVruntime(a.minV, l.v[(j+1)%leafMax])
+		}
+		if j < end {
 			a.minV = minVruntime(a.minV, l.v[j%leafMax])
 		}
 	}
