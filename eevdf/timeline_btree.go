@@ -332,6 +332,10 @@ func (in *tlInner) splitInsert(k int, s uint64, c *tlNode, ca agg, r *tlInner) u
 
 // erase takes se, which must be in this tree (or pending), out of it.
 // After an insertion, it replaces rather than erases (see insert).
+// Otherwise it takes se out of the leaf its handle names, then walks up
+// through the parents while the aggregates change or a node is left
+// short (shrink). (The removal is written out here rather than in a
+// function of its own: one call fewer on every erasure.)
 func (t *bTimeline) erase(se *SchedEntity) {
 	if in := t.pending; in != nil {
 		t.pending = nil
@@ -342,25 +346,6 @@ func (t *bTimeline) erase(se *SchedEntity) {
 		}
 		return
 	}
-	t.remove(se)
-}
-
-// unpend undoes the counting of a pending insertion erased before it was
-// placed (in an empty tree or a single leaf).
-func (t *bTimeline) unpend() {
-	t.count--
-	if t.root == nil {
-		t.agg, t.first = agg{}, nil
-		return
-	}
-	l := t.root.asLeaf()
-	t.agg, t.first = l.fold(), l.firstEntity()
-}
-
-// remove takes se out of the tree: from the leaf its handle names, then
-// up through the parents while the aggregates change or a node is left
-// short.
-func (t *bTimeline) remove(se *SchedEntity) {
 	l := se.tlLeaf
 	if l == nil {
 		panic("eevdf: timeline erasure of an entity not in a timeline: " + se.name)
@@ -378,6 +363,18 @@ func (t *bTimeline) remove(se *SchedEntity) {
 	} else {
 		t.first = nil
 	}
+}
+
+// unpend undoes the counting of a pending insertion erased before it was
+// placed (in an empty tree or a single leaf).
+func (t *bTimeline) unpend() {
+	t.count--
+	if t.root == nil {
+		t.agg, t.first = agg{}, nil
+		return
+	}
+	l := t.root.asLeaf()
+	t.agg, t.first = l.fold(), l.firstEntity()
 }
 
 // replace takes out (in the tree) out and puts in (counted, not placed)
