@@ -115,16 +115,63 @@ func (t *bTimeline) leftmost() *SchedEntity { return t.first }
 // become one replacement in the leaf (replace): entities shift once, and
 // the aggregate is updated once. (In a larger tree the two seldom fall in
 // one leaf, and the insertion is immediate.)
+//
+// Into a tree of several levels, insert descends to the leaf where se
+// belongs. A leaf with room takes it, and each aggregate above becomes its
+// merge with se's, up to the first one that does not change. A full leaf
+// splits first (splitLeaf), which may split the nodes above it in turn
+// (grow). (The descent is written out here rather than in a function of
+// its own: one call fewer on every insertion.)
 func (t *bTimeline) insert(se *SchedEntity) {
 	if se.tlLeaf != nil || se == t.pending {
 		panic("eevdf: timeline insertion of an entity already in a timeline: " + se.name)
 	}
-	t.settle()
-	t.count++
-	if t.root != nil && !t.root.leaf {
-		t.place(se)
+	nd := t.root
+	if nd != nil && !nd.leaf {
+		// Only a tree of one leaf has a pending insertion: none to settle.
+		t.count++
+		dl := se.deadline
+		for !nd.leaf {
+			// The child an entity of deadline dl goes into: after every
+			// separator at or before dl, so that an insertion goes after
+			// the entities with its deadline, as the kernel's tree puts an
+			// equal key to the right. The last separator is tested first: a
+			// deadline at or after it goes into the last child without a
+			// count (put_prev_entity inserts an entity that has just
+			// received a new deadline, often the latest of the queue), and
+			// one before it leaves the others to count. (A function of its
+			// own for this does not inline.)
+			in := nd.asInner()
+			i := in.count() - 1 // at least 1: an interior node has two children
+			if int64(dl-in.sep[(i-1)&(innerMax-1)]) < 0 {
+				i = upperSep(&in.sep, i-1, dl)
+			}
+			nd = in.kids[i]
+		}
+		l := nd.asLeaf()
+		x := agg{se.vruntime, se.slice, se.slice}
+		if l.n < leafMax {
+			if l.insertSorted(se) == 0 && l == t.head {
+				t.first = se
+			}
+			t.addAgg(&l.tlNode, x)
+			return
+		}
+		t.splitLeaf(l, l.upperFull(dl), se, x)
 		return
 	}
+	if t.pending != nil {
+		// A second insertion in a row: the first is placed, and
+		// se inserted into the tree that results.
+		t.insertAfterPending(se)
+		return
+	}
+	// A tree of at most one leaf, nothing pending: the usual put_prev of
+	// a small queue. This path makes no call, and none comes before it,
+	// so that the registers the descent's calls need saved are saved
+	// on the descent's branch only (the compiler saves them where every
+	// later use is dominated: with a call before the branch, at entry).
+	t.count++
 	x := agg{se.vruntime, se.slice, se.slice}
 	if t.count == 1 {
 		t.agg = x
@@ -137,6 +184,12 @@ func (t *bTimeline) insert(se *SchedEntity) {
 	t.pending = se
 }
 
+// insertAfterPending places the pending insertion, then inserts se.
+func (t *bTimeline) insertAfterPending(se *SchedEntity) {
+	t.placePending()
+	t.insert(se)
+}
+
 // settle places the pending insertion, if any, in the nodes.
 func (t *bTimeline) settle() {
 	if t.pending != nil {
@@ -144,55 +197,31 @@ func (t *bTimeline) settle() {
 	}
 }
 
+// placePending puts the pending entity in the nodes. (Small enough to
+// inline, so that the callers' spills around the call stay on its
+// branch.)
 func (t *bTimeline) placePending() {
 	se := t.pending
 	t.pending = nil
-	t.place(se)
+	t.placeLeaf(se)
 }
 
-// place puts se, already counted (and, in a single leaf, already in the
-// tree's aggregate and leftmost entity), in the nodes. It descends to the leaf
-// where se belongs. A leaf with room takes it, and each aggregate above
-// becomes its merge with se's, up to the first one that does not change.
-// A full leaf splits first (splitLeaf), which may split the nodes above it
-// in turn (grow).
-func (t *bTimeline) place(se *SchedEntity) {
-	nd := t.root
-	if nd == nil {
+// placeLeaf puts se, already counted and already in the tree's aggregate
+// and leftmost entity, in the tree, which is empty or a single leaf.
+func (t *bTimeline) placeLeaf(se *SchedEntity) {
+	if t.root == nil {
 		l := t.free.newLeaf()
 		l.set(0, se)
 		l.n = 1
 		t.root, t.head, t.height = &l.tlNode, l, 1
 		return
 	}
-	dl := se.deadline
-	for !nd.leaf {
-		// The child an entity of deadline dl goes into: after every
-		// separator at or before dl, so that an insertion goes after
-		// the entities with its deadline, as the kernel's tree puts an
-		// equal key to the right. The last separator is tested first: a
-		// deadline at or after it goes into the last child without a
-		// count (put_prev_entity inserts an entity that has just
-		// received a new deadline, often the latest of the queue), and
-		// one before it leaves the others to count. (A function of its
-		// own for this does not inline.)
-		in := nd.asInner()
-		i := in.count() - 1 // at least 1: an interior node has two children
-		if int64(dl-in.sep[(i-1)&(innerMax-1)]) < 0 {
-			i = upperSep(&in.sep, i-1, dl)
-		}
-		nd = in.kids[i]
-	}
-	l := nd.asLeaf()
-	x := agg{se.vruntime, se.slice, se.slice}
+	l := t.root.asLeaf()
 	if l.n < leafMax {
-		if l.insertSorted(se) == 0 && l == t.head {
-			t.first = se
-		}
-		t.addAgg(&l.tlNode, x)
+		l.insertSorted(se)
 		return
 	}
-	t.splitLeaf(l, l.upperFull(dl), se, x)
+	t.splitLeaf(l, l.upperFull(se.deadline), se, agg{se.vruntime, se.slice, se.slice})
 }
 
 // addAgg merges x into the aggregates of nd and of the nodes above it, as
