@@ -409,7 +409,7 @@ func (t *bTimeline) unpend() {
 // replace takes out (in the tree) out and puts in (counted, not placed)
 // in, in a tree that is a single leaf: in takes out's slot and moves to
 // its place in one pass (replaceAt), and the aggregate loses out's and
-// gains in's in one update (swapAgg).
+// gains in's in one update.
 func (t *bTimeline) replace(out, in *SchedEntity) {
 	l := out.tlLeaf
 	if l == nil {
@@ -422,22 +422,17 @@ func (t *bTimeline) replace(out, in *SchedEntity) {
 	j := t.position(l, out)
 	xo := l.agg(j)
 	l.replaceAt(j, in)
-	t.swapAgg(l, xo, agg{in.vruntime, in.slice, in.slice})
-	t.first = l.firstEntity()
-}
-
-// swapAgg brings the tree's aggregate up to date after its root leaf l
-// lost an entity of aggregate xo and gained one of xi, which insert
-// already merged: only the extremes xo attained are refolded.
-func (t *bTimeline) swapAgg(l *tlLeaf, xo, xi agg) {
-	// keeps's test without its case of one slice throughout, which
-	// without tests instead: measured in the pick loop of 16 tasks
-	// (three slices), the extra test here cost 2 to 3 instructions a
-	// schedule.
-	a := t.agg
-	if xo.minV == a.minV || xo.minSlice == a.minSlice || xo.maxSlice == a.maxSlice {
-		t.agg = entityAug{}.Merge(l.without(t.agg, xo), xi)
+	// The tree's aggregate loses xo and gains in's, which insert already
+	// merged: only the extremes xo attained are refolded. The test is
+	// keeps's without its case of one slice throughout, which without
+	// tests instead: measured in the pick loop of 16 tasks (three
+	// slices), the extra test here cost 2 to 3 instructions a schedule.
+	// (Written out here rather than in a function of its own: one call
+	// fewer a switch.)
+	if a := t.agg; xo.minV == a.minV || xo.minSlice == a.minSlice || xo.maxSlice == a.maxSlice {
+		t.agg = entityAug{}.Merge(l.without(a, xo), agg{in.vruntime, in.slice, in.slice})
 	}
+	t.first = l.firstEntity()
 }
 
 // leftmostLeaf is the first leaf of a non-empty tree.
