@@ -381,7 +381,26 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	}
 	i := t.position(l, se)
 	x := l.agg(i)
-	l.removeAt(i)
+	// Out of the leaf: the entities before it shift one slot on or those
+	// after it one slot back, whichever are fewer, and its handle is
+	// cleared; taking out the first entity moves none. (Written out
+	// here rather than in a function of the leaf: one call fewer on
+	// every erasure.)
+	n, o, u := uint(l.n), uint(l.off), uint(i)
+	l.se[(o+u)%leafMax].tlLeaf = nil
+	if u < n-1-u {
+		for j := u; j > 0; j-- {
+			l.slide(o+j, o+j-1)
+		}
+		l.se[o%leafMax] = nil
+		l.off = uint32((o + 1) % leafMax)
+	} else {
+		for j := u; j < n-1; j++ {
+			l.slide(o+j, o+j+1)
+		}
+		l.se[(o+n-1)%leafMax] = nil
+	}
+	l.n--
 	t.count--
 	t.shrink(&l.tlNode, x)
 	if t.head == nil && t.root != nil {

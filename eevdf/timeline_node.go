@@ -380,27 +380,6 @@ func (l *tlLeaf) replaceAt(i int, se *SchedEntity) {
 	l.set(int(u), se)
 }
 
-// removeAt takes out the entity at position i, shifting the entities
-// before it one slot on or those after it one slot back, whichever are
-// fewer, and clears its handle. Taking out the first entity moves none.
-func (l *tlLeaf) removeAt(i int) {
-	n, o, u := uint(l.n), uint(l.off), uint(i)
-	l.se[(o+u)%leafMax].tlLeaf = nil
-	if u < n-1-u {
-		for j := u; j > 0; j-- {
-			l.slide(o+j, o+j-1)
-		}
-		l.se[o%leafMax] = nil
-		l.off = uint32((o + 1) % leafMax)
-	} else {
-		for j := u; j < n-1; j++ {
-			l.slide(o+j, o+j+1)
-		}
-		l.se[(o+n-1)%leafMax] = nil
-	}
-	l.n--
-}
-
 // indexOf returns the position of se, which the leaf holds.
 func (l *tlLeaf) indexOf(se *SchedEntity) int {
 	for i := range l.count() {
