@@ -403,12 +403,13 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	l.n--
 	t.count--
 	t.shrink(&l.tlNode, x)
-	if t.head == nil && t.root != nil {
+	switch {
+	case t.head != nil: // one test in the usual case
+		t.first = t.head.firstEntity()
+	case t.root != nil: // the leftmost leaf emptied and left the tree
 		t.head = t.leftmostLeaf()
-	}
-	if h := t.head; h != nil {
-		t.first = h.firstEntity()
-	} else {
+		t.first = t.head.firstEntity()
+	default:
 		t.first = nil
 	}
 }
