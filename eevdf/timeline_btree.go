@@ -740,7 +740,13 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 	}
 	l := nd.asLeaf()
 	o := uint(l.off) // read once, as in tlLeaf.fold
-	for j, end := o, o+uint(l.n); j < end; j++ {
+	if k := o % leafMax; int64(l.v[k]-zero) <= limit {
+		// The first entity, tested before the loop and its bound.
+		m.visited++
+		t.hint = uint8(k)
+		return l.se[k]
+	}
+	for j, end := o+1, o+uint(l.n); j < end; j++ {
 		if k := j % leafMax; int64(l.v[k]-zero) <= limit {
 			m.visited += int(j-o) + 1
 			t.hint = uint8(k)
