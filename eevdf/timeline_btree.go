@@ -23,7 +23,7 @@ package eevdf
 //     they move; shifts inside a leaf touch none.
 //   - Leaves are rings (timeline_node.go): taking out the first entity
 //     moves an offset, and a shift takes the shorter side. The leftmost
-//     leaf, which picks drain, has no minimum occupancy (shrink); the
+//     leaf, which picks drain, has no minimum occupancy (erase); the
 //     others hold at least a quarter, so that a full leaf can split at the
 //     insertion point (splitLeaf).
 //   - On a queue that fits one leaf, an insertion followed by an erasure,
@@ -362,9 +362,21 @@ func (in *tlInner) splitInsert(k int, s uint64, c *tlNode, ca agg, r *tlInner) u
 // erase takes se, which must be in this tree (or pending), out of it.
 // After an insertion, it replaces rather than erases (see insert).
 // Otherwise it takes se out of the leaf its handle names, then walks up
-// through the parents while the aggregates change or a node is left
-// short (shrink). (The removal is written out here rather than in a
-// function of its own: one call fewer on every erasure.)
+// from the leaf, restoring occupancy and aggregates. A node that keeps
+// enough entries stops the walk as soon as its aggregate in its parent
+// survives the loss of se's aggregate x (keeps) or comes out of a refold
+// of the extremes x attained (without) unchanged; a short one borrows
+// from a sibling or merges with one (refill), and its parent is looked
+// at next. At the root, shrinkRoot finishes.
+//
+// The leftmost leaf is exempt from the minimum: picks drain it from the
+// front, so refilling it from its sibling would only move entities (and
+// write their handles) for the next picks to take out again. It holds at
+// least one entity, and when its last one goes it leaves the tree, its
+// sibling becoming the leftmost leaf.
+//
+// The removal from the leaf and the walk are written out here rather than
+// in functions of their own: two calls fewer on every erasure.
 func (t *bTimeline) erase(se *SchedEntity) {
 	if in := t.pending; in != nil {
 		t.pending = nil
@@ -402,7 +414,47 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	}
 	l.n--
 	t.count--
-	t.shrink(&l.tlNode, x)
+	// The walk up; where it stops early (goto done), every aggregate
+	// above, the tree's included, is unchanged.
+	nd, head := &l.tlNode, &t.head.tlNode
+	for p := nd.parent; p != nil; nd, p = &p.tlNode, p.parent {
+		switch {
+		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
+			i := int(nd.pos)
+			a := p.aggOf(i)
+			if keeps(a, x) {
+				goto done
+			}
+			var na agg // withoutNode, written out: one call fewer a level
+			if nd.leaf {
+				na = nd.asLeaf().without(a, x)
+			} else {
+				na = nd.asInner().without(a, x)
+			}
+			if na == a {
+				goto done
+			}
+			p.setAgg(i, na)
+		case nd == head:
+			// The emptied leftmost leaf, child 0 of p.
+			p.removeKid(0)
+			t.free.free(nd, t.count)
+			t.head, head = nil, nil
+		default:
+			t.refill(p, int(nd.pos))
+		}
+	}
+	// At the root: an interior root that keeps two children or more, what
+	// nearly every erasure in a tree of several levels reaches, is
+	// handled here rather than in shrinkRoot.
+	switch {
+	case nd.leaf || nd.n == 1:
+		t.shrinkRoot(nd, x)
+	case !keeps(t.agg, x):
+		t.agg = nd.asInner().without(t.agg, x)
+	}
+done:
+	// The leftmost entity.
 	switch {
 	case t.head != nil: // one test in the usual case
 		t.first = t.head.firstEntity()
@@ -464,58 +516,6 @@ func (t *bTimeline) leftmostLeaf() *tlLeaf {
 	return nd.asLeaf()
 }
 
-// shrink restores occupancy and aggregates above nd, whose subtree lost
-// an entity of aggregate x. A node that keeps enough entries stops the
-// walk as soon as its aggregate in its parent survives the loss (keeps)
-// or comes out of a refold of the extremes x attained (without)
-// unchanged; a short one borrows from a sibling
-// or merges with one (refill), and its parent is looked at next.
-//
-// The leftmost leaf is exempt from the minimum: picks drain it from the
-// front, so refilling it from its sibling would only move entities (and
-// write their handles) for the next picks to take out again. It holds at
-// least one entity, and when its last one goes it leaves the tree, its
-// sibling becoming the leftmost leaf.
-func (t *bTimeline) shrink(nd *tlNode, x agg) {
-	head := &t.head.tlNode
-	for p := nd.parent; p != nil; nd, p = &p.tlNode, p.parent {
-		switch {
-		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
-			i := int(nd.pos)
-			a := p.aggOf(i)
-			if keeps(a, x) {
-				return
-			}
-			var na agg // withoutNode, written out: one call fewer a level
-			if nd.leaf {
-				na = nd.asLeaf().without(a, x)
-			} else {
-				na = nd.asInner().without(a, x)
-			}
-			if na == a {
-				return
-			}
-			p.setAgg(i, na)
-		case nd == head:
-			// The emptied leftmost leaf, child 0 of p.
-			p.removeKid(0)
-			t.free.free(nd, t.count)
-			t.head, head = nil, nil
-		default:
-			t.refill(p, int(nd.pos))
-		}
-	}
-	// At the root: an interior root that keeps two children or more, what
-	// nearly every erasure in a tree of several levels reaches, is
-	// handled here rather than in shrinkRoot.
-	switch {
-	case nd.leaf || nd.n == 1:
-		t.shrinkRoot(nd, x)
-	case !keeps(t.agg, x):
-		t.agg = nd.asInner().without(t.agg, x)
-	}
-}
-
 // shrinkRoot finishes an erasure at the root nd: an emptied leaf empties
 // the tree, an interior root left with one child (its two children
 // merged) gives way to that child, and otherwise the tree's aggregate is
@@ -564,7 +564,7 @@ func (t *bTimeline) refill(p *tlInner, i int) {
 }
 
 // refillLeaf is refill for a leaf c = p.kids[i], which is not the
-// leftmost leaf (shrink exempts that one). Its sibling is the left one,
+// leftmost leaf (erase exempts that one). Its sibling is the left one,
 // for i = 0 the right one. When the two hold at most leafMergeMax
 // entities, c's entities move into the sibling and c is freed (usually the fewer;
 // not always when the sibling is the leftmost leaf, which has no
