@@ -154,7 +154,18 @@ func (t *bTimeline) insert(se *SchedEntity) {
 			if l.insertSorted(se) == 0 && l == t.head {
 				t.first = se
 			}
-			t.addAgg(&l.tlNode, x)
+			// addAgg's loop, written out: one call fewer an insertion
+			// (grow, after a split, calls addAgg).
+			for nd = &l.tlNode; nd.parent != nil; nd = &nd.parent.tlNode {
+				in, i := nd.parent, nd.pos
+				v, lo, hi := in.minV[i], in.minS[i], in.maxS[i]
+				nv, nlo, nhi := minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
+				if nv == v && nlo == lo && nhi == hi {
+					return
+				}
+				in.minV[i], in.minS[i], in.maxS[i] = nv, nlo, nhi
+			}
+			t.agg = entityAug{}.Merge(t.agg, x)
 			return
 		}
 		t.splitLeaf(l, l.upperFull(dl), se, x)
