@@ -23,7 +23,7 @@ package eevdf
 //     they move; shifts inside a leaf touch none.
 //   - Leaves are rings (timeline_node.go): taking out the first entity
 //     moves an offset, and a shift takes the shorter side. The leftmost
-//     leaf, which picks drain, has no minimum occupancy (shrink); the
+//     leaf, which picks drain, has no minimum occupancy (erase); the
 //     others hold at least a quarter, so that a full leaf can split at the
 //     insertion point (splitLeaf).
 //   - On a queue that fits one leaf, an insertion followed by an erasure,
@@ -83,10 +83,15 @@ func (t *bTimeline) position(l *tlLeaf, se *SchedEntity) int {
 }
 
 // keeps reports that a subtree of aggregate a that holds an entity of
-// aggregate x still has aggregate a without it: x attains none of a's
-// extremes (each a minimum or a maximum, so another entity does).
+// aggregate x, and another entity besides, still has aggregate a without
+// it: x attains none of a's extremes (each a minimum or a maximum, so
+// another entity does), or only slice extremes that every entity
+// attains. A subtree whose minimum and maximum slice are equal has one
+// slice throughout, which the entities left keep: on a run queue whose
+// tasks have the default slice, the usual case, only the minimum
+// vruntime can change.
 func keeps(a, x agg) bool {
-	return x.minV != a.minV && x.minSlice != a.minSlice && x.maxSlice != a.maxSlice
+	return x.minV != a.minV && (a.minSlice == a.maxSlice || x.minSlice != a.minSlice && x.maxSlice != a.maxSlice)
 }
 
 // len, aggregate and leftmost are field reads: insert keeps the count,
@@ -110,16 +115,74 @@ func (t *bTimeline) leftmost() *SchedEntity { return t.first }
 // become one replacement in the leaf (replace): entities shift once, and
 // the aggregate is updated once. (In a larger tree the two seldom fall in
 // one leaf, and the insertion is immediate.)
+//
+// Into a tree of several levels, insert descends to the leaf where se
+// belongs. A leaf with room takes it, and each aggregate above becomes its
+// merge with se's, up to the first one that does not change. A full leaf
+// splits first (splitLeaf), which may split the nodes above it in turn
+// (grow). (The descent is written out here rather than in a function of
+// its own: one call fewer on every insertion.)
 func (t *bTimeline) insert(se *SchedEntity) {
 	if se.tlLeaf != nil || se == t.pending {
 		panic("eevdf: timeline insertion of an entity already in a timeline: " + se.name)
 	}
-	t.settle()
-	t.count++
-	if t.root != nil && !t.root.leaf {
-		t.place(se)
+	nd := t.root
+	if nd != nil && !nd.leaf {
+		// Only a tree of one leaf has a pending insertion: none to settle.
+		t.count++
+		dl := se.deadline
+		for !nd.leaf {
+			// The child an entity of deadline dl goes into: after every
+			// separator at or before dl, so that an insertion goes after
+			// the entities with its deadline, as the kernel's tree puts an
+			// equal key to the right. The last separator is tested first: a
+			// deadline at or after it goes into the last child without a
+			// count (put_prev_entity inserts an entity that has just
+			// received a new deadline, often the latest of the queue), and
+			// one before it leaves the others to count. (A function of its
+			// own for this does not inline.)
+			in := nd.asInner()
+			i := in.count() - 1 // at least 1: an interior node has two children
+			if int64(dl-in.sep[(i-1)&(innerMax-1)]) < 0 {
+				i = upperSep(&in.sep, i-1, dl)
+			}
+			nd = in.kids[i]
+		}
+		l := nd.asLeaf()
+		x := agg{se.vruntime, se.slice, se.slice}
+		if l.n < leafMax {
+			if l.insertSorted(se) == 0 && l == t.head {
+				t.first = se
+			}
+			// addAgg's loop, written out: one call fewer an insertion
+			// (grow, after a split, calls addAgg).
+			for nd = &l.tlNode; nd.parent != nil; nd = &nd.parent.tlNode {
+				in, i := nd.parent, nd.pos
+				v, lo, hi := in.minV[i], in.minS[i], in.maxS[i]
+				nv, nlo, nhi := minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
+				if nv == v && nlo == lo && nhi == hi {
+					return
+				}
+				in.minV[i], in.minS[i], in.maxS[i] = nv, nlo, nhi
+			}
+			t.agg = entityAug{}.Merge(t.agg, x)
+			return
+		}
+		t.splitLeaf(l, l.upperFull(dl), se, x)
 		return
 	}
+	if t.pending != nil {
+		// A second insertion in a row: the first is placed, and
+		// se inserted into the tree that results.
+		t.insertAfterPending(se)
+		return
+	}
+	// A tree of at most one leaf, nothing pending: the usual put_prev of
+	// a small queue. This path makes no call, and none comes before it,
+	// so that the registers the descent's calls need saved are saved
+	// on the descent's branch only (the compiler saves them where every
+	// later use is dominated: with a call before the branch, at entry).
+	t.count++
 	x := agg{se.vruntime, se.slice, se.slice}
 	if t.count == 1 {
 		t.agg = x
@@ -132,6 +195,12 @@ func (t *bTimeline) insert(se *SchedEntity) {
 	t.pending = se
 }
 
+// insertAfterPending places the pending insertion, then inserts se.
+func (t *bTimeline) insertAfterPending(se *SchedEntity) {
+	t.placePending()
+	t.insert(se)
+}
+
 // settle places the pending insertion, if any, in the nodes.
 func (t *bTimeline) settle() {
 	if t.pending != nil {
@@ -139,42 +208,31 @@ func (t *bTimeline) settle() {
 	}
 }
 
+// placePending puts the pending entity in the nodes. (Small enough to
+// inline, so that the callers' spills around the call stay on its
+// branch.)
 func (t *bTimeline) placePending() {
 	se := t.pending
 	t.pending = nil
-	t.place(se)
+	t.placeLeaf(se)
 }
 
-// place puts se, already counted (and, in a single leaf, already in the
-// tree's aggregate and leftmost entity), in the nodes. It descends to the leaf
-// where se belongs. A leaf with room takes it, and each aggregate above
-// becomes its merge with se's, up to the first one that does not change.
-// A full leaf splits first (splitLeaf), which may split the nodes above it
-// in turn (grow).
-func (t *bTimeline) place(se *SchedEntity) {
-	nd := t.root
-	if nd == nil {
+// placeLeaf puts se, already counted and already in the tree's aggregate
+// and leftmost entity, in the tree, which is empty or a single leaf.
+func (t *bTimeline) placeLeaf(se *SchedEntity) {
+	if t.root == nil {
 		l := t.free.newLeaf()
 		l.set(0, se)
 		l.n = 1
 		t.root, t.head, t.height = &l.tlNode, l, 1
 		return
 	}
-	dl := se.deadline
-	for !nd.leaf {
-		in := nd.asInner()
-		nd = in.kids[in.childFor(dl)]
-	}
-	l := nd.asLeaf()
-	x := agg{se.vruntime, se.slice, se.slice}
+	l := t.root.asLeaf()
 	if l.n < leafMax {
-		if l.insertSorted(se) == 0 && l == t.head {
-			t.first = se
-		}
-		t.addAgg(&l.tlNode, x)
+		l.insertSorted(se)
 		return
 	}
-	t.splitLeaf(l, l.upperFull(dl), se, x)
+	t.splitLeaf(l, l.upperFull(se.deadline), se, agg{se.vruntime, se.slice, se.slice})
 }
 
 // addAgg merges x into the aggregates of nd and of the nodes above it, as
@@ -314,6 +372,22 @@ func (in *tlInner) splitInsert(k int, s uint64, c *tlNode, ca agg, r *tlInner) u
 
 // erase takes se, which must be in this tree (or pending), out of it.
 // After an insertion, it replaces rather than erases (see insert).
+// Otherwise it takes se out of the leaf its handle names, then walks up
+// from the leaf, restoring occupancy and aggregates. A node that keeps
+// enough entries stops the walk as soon as its aggregate in its parent
+// survives the loss of se's aggregate x (keeps) or comes out of a refold
+// of the extremes x attained (without) unchanged; a short one borrows
+// from a sibling or merges with one (refill), and its parent is looked
+// at next. At the root, shrinkRoot finishes.
+//
+// The leftmost leaf is exempt from the minimum: picks drain it from the
+// front, so refilling it from its sibling would only move entities (and
+// write their handles) for the next picks to take out again. It holds at
+// least one entity, and when its last one goes it leaves the tree, its
+// sibling becoming the leftmost leaf.
+//
+// The removal from the leaf and the walk are written out here rather than
+// in functions of their own: two calls fewer on every erasure.
 func (t *bTimeline) erase(se *SchedEntity) {
 	if in := t.pending; in != nil {
 		t.pending = nil
@@ -324,103 +398,43 @@ func (t *bTimeline) erase(se *SchedEntity) {
 		}
 		return
 	}
-	t.remove(se)
-}
-
-// unpend undoes the counting of a pending insertion erased before it was
-// placed (in an empty tree or a single leaf).
-func (t *bTimeline) unpend() {
-	t.count--
-	if t.root == nil {
-		t.agg, t.first = agg{}, nil
-		return
-	}
-	l := t.root.asLeaf()
-	t.agg, t.first = l.fold(), l.firstEntity()
-}
-
-// remove takes se out of the tree: from the leaf its handle names, then
-// up through the parents while the aggregates change or a node is left
-// short.
-func (t *bTimeline) remove(se *SchedEntity) {
 	l := se.tlLeaf
 	if l == nil {
 		panic("eevdf: timeline erasure of an entity not in a timeline: " + se.name)
 	}
 	i := t.position(l, se)
 	x := l.agg(i)
-	l.removeAt(i)
-	t.count--
-	t.shrink(&l.tlNode, x)
-	if t.head == nil && t.root != nil {
-		t.head = t.leftmostLeaf()
-	}
-	if h := t.head; h != nil {
-		t.first = h.firstEntity()
+	// Out of the leaf: the entities before it shift one slot on or those
+	// after it one slot back, whichever are fewer, and its handle is
+	// cleared; taking out the first entity moves none. (Written out
+	// here rather than in a function of the leaf: one call fewer on
+	// every erasure.)
+	n, o, u := uint(l.n), uint(l.off), uint(i)
+	l.se[(o+u)%leafMax].tlLeaf = nil
+	if u < n-1-u {
+		for j := u; j > 0; j-- {
+			l.slide(o+j, o+j-1)
+		}
+		l.se[o%leafMax] = nil
+		l.off = uint32((o + 1) % leafMax)
 	} else {
-		t.first = nil
+		for j := u; j < n-1; j++ {
+			l.slide(o+j, o+j+1)
+		}
+		l.se[(o+n-1)%leafMax] = nil
 	}
-}
-
-// replace takes out (in the tree) out and puts in (counted, not placed)
-// in, in a tree that is a single leaf: in takes out's slot and moves to
-// its place in one pass (replaceAt), and the aggregate loses out's and
-// gains in's in one update (swapAgg).
-func (t *bTimeline) replace(out, in *SchedEntity) {
-	l := out.tlLeaf
-	if l == nil {
-		panic("eevdf: timeline erasure of an entity not in a timeline: " + out.name)
-	}
-	if l.parent != nil {
-		panic("eevdf: timeline replacement in a tree of several levels")
-	}
+	l.n--
 	t.count--
-	j := t.position(l, out)
-	xo := l.agg(j)
-	l.replaceAt(j, in)
-	t.swapAgg(l, xo, agg{in.vruntime, in.slice, in.slice})
-	t.first = l.firstEntity()
-}
-
-// swapAgg brings the tree's aggregate up to date after its root leaf l
-// lost an entity of aggregate xo and gained one of xi, which insert
-// already merged: only the extremes xo attained are refolded.
-func (t *bTimeline) swapAgg(l *tlLeaf, xo, xi agg) {
-	if !keeps(t.agg, xo) {
-		t.agg = entityAug{}.Merge(l.without(t.agg, xo), xi)
-	}
-}
-
-// leftmostLeaf is the first leaf of a non-empty tree.
-func (t *bTimeline) leftmostLeaf() *tlLeaf {
-	nd := t.root
-	for !nd.leaf {
-		nd = nd.asInner().kids[0]
-	}
-	return nd.asLeaf()
-}
-
-// shrink restores occupancy and aggregates above nd, whose subtree lost
-// an entity of aggregate x. A node that keeps enough entries stops the
-// walk as soon as its aggregate in its parent survives the loss (keeps)
-// or comes out of a refold of the extremes x attained (without)
-// unchanged; a short one borrows from a sibling
-// or merges with one (refill), and its parent is looked at next.
-//
-// The leftmost leaf is exempt from the minimum: picks drain it from the
-// front, so refilling it from its sibling would only move entities (and
-// write their handles) for the next picks to take out again. It holds at
-// least one entity, and when its last one goes it leaves the tree, its
-// sibling becoming the leftmost leaf.
-func (t *bTimeline) shrink(nd *tlNode, x agg) {
-	head := &t.head.tlNode
+	// The walk up; where it stops early (goto done), every aggregate
+	// above, the tree's included, is unchanged.
+	nd, head := &l.tlNode, &t.head.tlNode
 	for p := nd.parent; p != nil; nd, p = &p.tlNode, p.parent {
 		switch {
 		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
 			i := int(nd.pos)
 			a := p.aggOf(i)
 			if keeps(a, x) {
-				return
+				goto done
 			}
 			var na agg // withoutNode, written out: one call fewer a level
 			if nd.leaf {
@@ -429,7 +443,7 @@ func (t *bTimeline) shrink(nd *tlNode, x agg) {
 				na = nd.asInner().without(a, x)
 			}
 			if na == a {
-				return
+				goto done
 			}
 			p.setAgg(i, na)
 		case nd == head:
@@ -450,6 +464,67 @@ func (t *bTimeline) shrink(nd *tlNode, x agg) {
 	case !keeps(t.agg, x):
 		t.agg = nd.asInner().without(t.agg, x)
 	}
+done:
+	// The leftmost entity.
+	switch {
+	case t.head != nil: // one test in the usual case
+		t.first = t.head.firstEntity()
+	case t.root != nil: // the leftmost leaf emptied and left the tree
+		t.head = t.leftmostLeaf()
+		t.first = t.head.firstEntity()
+	default:
+		t.first = nil
+	}
+}
+
+// unpend undoes the counting of a pending insertion erased before it was
+// placed (in an empty tree or a single leaf).
+func (t *bTimeline) unpend() {
+	t.count--
+	if t.root == nil {
+		t.agg, t.first = agg{}, nil
+		return
+	}
+	l := t.root.asLeaf()
+	t.agg, t.first = l.fold(), l.firstEntity()
+}
+
+// replace takes out (in the tree) out and puts in (counted, not placed)
+// in, in a tree that is a single leaf: in takes out's slot and moves to
+// its place in one pass (replaceAt), and the aggregate loses out's and
+// gains in's in one update.
+func (t *bTimeline) replace(out, in *SchedEntity) {
+	l := out.tlLeaf
+	if l == nil {
+		panic("eevdf: timeline erasure of an entity not in a timeline: " + out.name)
+	}
+	if l.parent != nil {
+		panic("eevdf: timeline replacement in a tree of several levels")
+	}
+	t.count--
+	j := t.position(l, out)
+	xo := l.agg(j)
+	l.replaceAt(j, in)
+	// The tree's aggregate loses xo and gains in's, which insert already
+	// merged: only the extremes xo attained are refolded. The test is
+	// keeps's without its case of one slice throughout, which without
+	// tests instead: measured in the pick loop of 16 tasks (three
+	// slices), the extra test here cost 2 to 3 instructions a schedule.
+	// (Written out here rather than in a function of its own: one call
+	// fewer a switch.)
+	if a := t.agg; xo.minV == a.minV || xo.minSlice == a.minSlice || xo.maxSlice == a.maxSlice {
+		t.agg = entityAug{}.Merge(l.without(a, xo), agg{in.vruntime, in.slice, in.slice})
+	}
+	t.first = l.firstEntity()
+}
+
+// leftmostLeaf is the first leaf of a non-empty tree.
+func (t *bTimeline) leftmostLeaf() *tlLeaf {
+	nd := t.root
+	for !nd.leaf {
+		nd = nd.asInner().kids[0]
+	}
+	return nd.asLeaf()
 }
 
 // shrinkRoot finishes an erasure at the root nd: an emptied leaf empties
@@ -500,7 +575,7 @@ func (t *bTimeline) refill(p *tlInner, i int) {
 }
 
 // refillLeaf is refill for a leaf c = p.kids[i], which is not the
-// leftmost leaf (shrink exempts that one). Its sibling is the left one,
+// leftmost leaf (erase exempts that one). Its sibling is the left one,
 // for i = 0 the right one. When the two hold at most leafMergeMax
 // entities, c's entities move into the sibling and c is freed (usually the fewer;
 // not always when the sibling is the leftmost leaf, which has no
@@ -675,9 +750,16 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 		nd = in.kids[i]
 	}
 	l := nd.asLeaf()
-	for i := range l.count() {
-		if k := l.at(i); int64(l.v[k]-zero) <= limit {
-			m.visited += i + 1
+	o := uint(l.off) // read once, as in tlLeaf.fold
+	if k := o % leafMax; int64(l.v[k]-zero) <= limit {
+		// The first entity, tested before the loop and its bound.
+		m.visited++
+		t.hint = uint8(k)
+		return l.se[k]
+	}
+	for j, end := o+1, o+uint(l.n); j < end; j++ {
+		if k := j % leafMax; int64(l.v[k]-zero) <= limit {
+			m.visited += int(j-o) + 1
 			t.hint = uint8(k)
 			return l.se[k]
 		}

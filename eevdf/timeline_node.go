@@ -204,11 +204,17 @@ func (l *tlLeaf) agg(i int) agg {
 
 // fold is the aggregate of a non-empty leaf: min_vruntime_update over its
 // entities.
+//
+// The leaf's scans run over the slots o+1 .. o+n-1 (each reduced mod
+// leafMax) with the offset o read once: the compiler does not hoist a
+// field's load out of a loop, and l.at(i) read the offset again for each
+// entity.
 func (l *tlLeaf) fold() agg {
-	k := l.at(0)
+	o := uint(l.off)
+	k := o % leafMax
 	a := agg{l.v[k], l.slice[k], l.slice[k]}
-	for i := 1; i < l.count(); i++ {
-		k := l.at(i)
+	for j, end := o+1, o+uint(l.n); j < end; j++ {
+		k := j % leafMax
 		a.minV = minVruntime(a.minV, l.v[k])
 		a.minSlice = min(a.minSlice, l.slice[k])
 		a.maxSlice = max(a.maxSlice, l.slice[k])
@@ -222,26 +228,38 @@ func (l *tlLeaf) fold() agg {
 // another entity shares is kept without looking further: queues usually
 // have a few distinct slices, often one.
 func (l *tlLeaf) without(a, x agg) agg {
-	n := l.count()
+	n := uint(l.n)
 	if n <= 2 {
 		return l.fold() // cheaper than looking
 	}
+	o := uint(l.off)
+	end := o + n
 	if x.minV == a.minV {
-		a.minV = l.v[l.at(0)]
-		for i := 1; i < n; i++ {
-			a.minV = minVruntime(a.minV, l.v[l.at(i)])
+		// Two entities a round: one test of the bound for two, in the
+		// order of a one-by-one fold (min_vruntime's modular minimum
+		// depends on the order of its operands when they are 2^63
+		// apart, so the order is kept).
+		a.minV = l.v[o%leafMax]
+		j := o + 1
+		for ; j+1 < end; j += 2 {
+			a.minV = minVruntime(a.minV, l.v[j%leafMax])
+			a.minV = minVruntime(a.minV, l.v[(j+1)%leafMax])
+		}
+		if j < end {
+			a.minV = minVruntime(a.minV, l.v[j%leafMax])
 		}
 	}
-	if s := x.minSlice; s == a.minSlice || s == a.maxSlice {
-		for i := range n {
-			if l.slice[l.at(i)] == s {
+	// One slice throughout (minimum = maximum) stays one slice.
+	if s := x.minSlice; a.minSlice != a.maxSlice && (s == a.minSlice || s == a.maxSlice) {
+		for j := o; j < end; j++ {
+			if l.slice[j%leafMax] == s {
 				return a
 			}
 		}
-		k := l.at(0)
+		k := o % leafMax
 		a.minSlice, a.maxSlice = l.slice[k], l.slice[k]
-		for i := 1; i < n; i++ {
-			k := l.at(i)
+		for j := o + 1; j < end; j++ {
+			k := j % leafMax
 			a.minSlice = min(a.minSlice, l.slice[k])
 			a.maxSlice = max(a.maxSlice, l.slice[k])
 		}
@@ -362,27 +380,6 @@ func (l *tlLeaf) replaceAt(i int, se *SchedEntity) {
 	l.set(int(u), se)
 }
 
-// removeAt takes out the entity at position i, shifting the entities
-// before it one slot on or those after it one slot back, whichever are
-// fewer, and clears its handle. Taking out the first entity moves none.
-func (l *tlLeaf) removeAt(i int) {
-	n, o, u := uint(l.n), uint(l.off), uint(i)
-	l.se[(o+u)%leafMax].tlLeaf = nil
-	if u < n-1-u {
-		for j := u; j > 0; j-- {
-			l.slide(o+j, o+j-1)
-		}
-		l.se[o%leafMax] = nil
-		l.off = uint32((o + 1) % leafMax)
-	} else {
-		for j := u; j < n-1; j++ {
-			l.slide(o+j, o+j+1)
-		}
-		l.se[(o+n-1)%leafMax] = nil
-	}
-	l.n--
-}
-
 // indexOf returns the position of se, which the leaf holds.
 func (l *tlLeaf) indexOf(se *SchedEntity) int {
 	for i := range l.count() {
@@ -442,6 +439,9 @@ func (in *tlInner) without(a, x agg) agg {
 			a.minV = minVruntime(a.minV, v)
 		}
 	}
+	if a.minSlice == a.maxSlice {
+		return a // one slice throughout stays one slice
+	}
 	if x.minSlice == a.minSlice && !slices.Contains(in.minS[:n], a.minSlice) {
 		a.minSlice = slices.Min(in.minS[:n])
 	}
@@ -458,12 +458,6 @@ func withoutNode(n *tlNode, a, x agg) agg {
 	}
 	return n.asInner().without(a, x)
 }
-
-// childFor returns the child whose subtree an entity of deadline dl goes
-// into: after every separator at or before dl, so that an insertion goes
-// after the entities with its deadline, as the kernel's tree puts an equal
-// key to the right.
-func (in *tlInner) childFor(dl uint64) int { return upperSep(&in.sep, in.count()-1, dl) }
 
 // adopt makes in the parent of its children from..to-1, at their
 // positions.
