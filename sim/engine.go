@@ -395,6 +395,9 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 		start += s.randN(j)
 	}
 	idx := int32(len(s.tasks))
+	if st.ID() != int(idx) {
+		return fmt.Errorf("task %q: smp made it task %d, the simulator's is %d", sp.Name, st.ID(), idx)
+	}
 	t := task{
 		name:      sp.Name,
 		wl:        wl,
