@@ -416,11 +416,15 @@ func (s *Sim) block(c *cpu, t *task, st taskState) {
 		s.logOp("sleep", "", "")
 		s.slog.mute = true
 	}
+	// next is what c runs after the sleep's __schedule: a sleep has it
+	// from smp's BlockNext, without a call of Curr to find it again.
+	var next *smp.Task
 	var err error
 	if st == stExited {
 		err = s.sys.Exit(int(c.id))
+		next = s.sys.Curr(int(c.id))
 	} else {
-		err = s.sys.Block(int(c.id))
+		next, err = s.sys.BlockNext(int(c.id))
 	}
 	if err != nil {
 		s.fail(err)
@@ -429,7 +433,7 @@ func (s *Sim) block(c *cpu, t *task, st taskState) {
 	if s.slog != nil {
 		s.slog.mute = false
 	}
-	s.switchTo(c, s.idx(s.sys.Curr(int(c.id))))
+	s.switchTo(c, s.idx(next))
 	if s.core != nil {
 		s.syncForced(c)
 	}

@@ -361,23 +361,32 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 // It is called for every sleep: running's work is written out here, so
 // that the runqueue is found once, with no call to find the task.
 func (s *System) Block(cpu int) error {
+	_, err := s.BlockNext(cpu)
+	return err
+}
+
+// BlockNext is Block, and returns the task cpu runs once its __schedule
+// is done: Curr(cpu) then, nil while the idle task runs (and on an
+// error, which changes nothing). A caller that follows every sleep with
+// the switch it makes (as the simulator does) has the pick's result at
+// once, where calling Curr would find the runqueue and the task again.
+func (s *System) BlockNext(cpu int) (*Task, error) {
 	if uint(cpu) >= uint(len(s.cpus)) {
-		return s.cpuErr(cpu)
+		return nil, s.cpuErr(cpu)
 	}
 	rq := s.rq(cpu)
 	t := s.ownTask(rq.Curr())
 	if t == nil {
-		return s.cpuErr(cpu)
+		return nil, s.cpuErr(cpu)
 	}
 	was := s.schedIdleRq(cpu)
 	s.coreDequeue(cpu, t, false)
 	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
-		return err
+		return nil, err
 	}
 	s.dequeued(cpu, was)
 	t.state = taskSleeping
-	s.schedule(cpu, false)
-	return nil
+	return s.schedule(cpu, false), nil
 }
 
 // dequeued is the end of __dequeue_task on cpu: a dequeue that leaves only
