@@ -278,6 +278,11 @@ func (s *System) wakeUpNew(t *Task) (int, error) {
 // exited — it changes nothing and returns −1; Checked().TryToWakeUp says
 // which.
 func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
+	if waker == nil && t != nil && t.sys == s && t.state == taskSleeping {
+		// A timer's wakeup of a sleeping task, the common case: every
+		// test of tryToWakeUp passes, and the call to it is spared.
+		return s.wakeSleeping(t, s.current(t.cpu), wf)
+	}
 	cpu, err := s.tryToWakeUp(t, waker, wf)
 	if err != nil {
 		return -1
