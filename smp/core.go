@@ -280,7 +280,13 @@ func (s *System) wakeUpNew(t *Task) (int, error) {
 func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 	if waker == nil && t != nil && t.sys == s && t.state == taskSleeping {
 		// A timer's wakeup of a sleeping task, the common case: every
-		// test of tryToWakeUp passes, and the call to it is spared.
+		// test of tryToWakeUp passes, and the call to it is spared. A
+		// task still queued as delayed is requeued in place, which
+		// needs no waking context: the CPU's current task is not looked
+		// up for it.
+		if t.se.OnRq() {
+			return s.wakeDelayed(t, wf)
+		}
 		return s.wakeSleeping(t, s.current(t.cpu), wf)
 	}
 	cpu, err := s.tryToWakeUp(t, waker, wf)
@@ -316,21 +322,12 @@ func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
 // context w: a delayed task is requeued in place, any other is placed by
 // select_task_rq_fair, migrated if its CPU changes, enqueued and checked.
 func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
+	if t.se.OnRq() {
+		return s.wakeDelayed(t, wf)
+	}
 	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
 	t.state = taskRunnable
 	s.stats.Wakeups++
-	if t.se.OnRq() {
-		rq := s.rq(t.cpu)
-		_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
-		s.coreEnqueue(t.cpu, t)
-		if rq.Curr() != t.se {
-			rq.WakeupPreempt(t.se, wf)
-			s.markResched(t.cpu)
-		}
-		s.stats.Placed[RuleInPlace]++
-		t.placed = RuleInPlace
-		return t.cpu
-	}
 	s.affinePull = false
 	cpu, rule := s.selectTaskRq(t, t.wakeCPU, &wf, w)
 	s.stats.Placed[rule]++
@@ -356,6 +353,25 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	rq.WakeupPreempt(t.se, wf)
 	s.markResched(cpu)
 	return cpu
+}
+
+// wakeDelayed is wakeSleeping of a sleeping task t still queued as
+// delayed (ttwu_runnable): requeued in place on its CPU and checked
+// against the running task.
+func (s *System) wakeDelayed(t *Task, wf eevdf.WakeFlags) int {
+	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
+	t.state = taskRunnable
+	s.stats.Wakeups++
+	rq := s.rq(t.cpu)
+	_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
+	s.coreEnqueue(t.cpu, t)
+	if rq.Curr() != t.se {
+		rq.WakeupPreempt(t.se, wf)
+		s.markResched(t.cpu)
+	}
+	s.stats.Placed[RuleInPlace]++
+	t.placed = RuleInPlace
+	return t.cpu
 }
 
 // Block puts cpu's running task to sleep (dequeue with DEQUEUE_SLEEP, which
