@@ -201,11 +201,18 @@ func (s *Sim) ticks() {
 		s.tickSlack() // each tick's interrupt runs the timers inside their slack
 	}
 	if s.cfg.Nohz == smp.NohzOff {
-		for i := range s.cpus {
-			s.tick(&s.cpus[i])
+		if len(s.cpus) == 1 {
+			s.tick(&s.cpus[0]) // one CPU: no loop to set up
+		} else {
+			for i := range s.cpus {
+				s.tick(&s.cpus[i])
+			}
 		}
 		s.here = -1
-		s.runPending()
+		// runPending, written out: its two tests inline here, where
+		// its call cost more than they do.
+		s.sys.RunPending()
+		s.collectResched()
 		s.postNextTick()
 		return
 	}
