@@ -315,8 +315,10 @@ func (s *Sim) markDue(id int32) {
 	}
 }
 
+// undue drops id's due reschedule, if it has one. Most calls (a tick's
+// preemption) find none due at all, which nDue tells without the mask.
 func (s *Sim) undue(id int32) {
-	if s.due.Test(int(id)) {
+	if s.nDue > 0 && s.due.Test(int(id)) {
 		s.due.Clear(int(id))
 		s.nDue--
 	}
