@@ -201,11 +201,18 @@ func (s *Sim) ticks() {
 		s.tickSlack() // each tick's interrupt runs the timers inside their slack
 	}
 	if s.cfg.Nohz == smp.NohzOff {
-		for i := range s.cpus {
-			s.tick(&s.cpus[i])
+		if len(s.cpus) == 1 {
+			s.tick(&s.cpus[0]) // one CPU: no loop to set up
+		} else {
+			for i := range s.cpus {
+				s.tick(&s.cpus[i])
+			}
 		}
 		s.here = -1
-		s.runPending()
+		// runPending, written out: its two tests inline here, where
+		// its call cost more than they do.
+		s.sys.RunPending()
+		s.collectResched()
 		s.postNextTick()
 		return
 	}
@@ -308,8 +315,10 @@ func (s *Sim) markDue(id int32) {
 	}
 }
 
+// undue drops id's due reschedule, if it has one. Most calls (a tick's
+// preemption) find none due at all, which nDue tells without the mask.
 func (s *Sim) undue(id int32) {
-	if s.due.Test(int(id)) {
+	if s.nDue > 0 && s.due.Test(int(id)) {
 		s.due.Clear(int(id))
 		s.nDue--
 	}
@@ -416,11 +425,15 @@ func (s *Sim) block(c *cpu, t *task, st taskState) {
 		s.logOp("sleep", "", "")
 		s.slog.mute = true
 	}
+	// next is what c runs after the sleep's __schedule: a sleep has it
+	// from smp's BlockNext, without a call of Curr to find it again.
+	var next *smp.Task
 	var err error
 	if st == stExited {
 		err = s.sys.Exit(int(c.id))
+		next = s.sys.Curr(int(c.id))
 	} else {
-		err = s.sys.Block(int(c.id))
+		next, err = s.sys.BlockNext(int(c.id))
 	}
 	if err != nil {
 		s.fail(err)
@@ -429,7 +442,7 @@ func (s *Sim) block(c *cpu, t *task, st taskState) {
 	if s.slog != nil {
 		s.slog.mute = false
 	}
-	s.switchTo(c, s.idx(s.sys.Curr(int(c.id))))
+	s.switchTo(c, s.idx(next))
 	if s.core != nil {
 		s.syncForced(c)
 	}

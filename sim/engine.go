@@ -395,6 +395,9 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 		start += s.randN(j)
 	}
 	idx := int32(len(s.tasks))
+	if st.ID() != int(idx) {
+		return fmt.Errorf("task %q: smp made it task %d, the simulator's is %d", sp.Name, st.ID(), idx)
+	}
 	t := task{
 		name:      sp.Name,
 		wl:        wl,
@@ -539,7 +542,12 @@ func (s *Sim) step() bool {
 		}
 		s.donePosted = false
 		s.advance(s.doneAt)
-		s.complete(s.doneTask, s.doneGen)
+		// complete, written out: one call less for the most common
+		// event on one CPU (the end of a Run phase).
+		if t := &s.tasks[s.doneTask]; t.completes(s.doneGen) {
+			s.events++
+			s.phaseDone(&s.cpus[t.runCPU], t)
+		}
 		cls = clsTask
 	} else if s.nextIsTick() {
 		if s.pastStop(s.tickAt) {
@@ -574,11 +582,23 @@ func (s *Sim) step() bool {
 		s.flushDue() // §7.3 step 5
 	}
 	if s.resumed {
-		if s.doneApart {
-			s.drainResume1() // not through drainResumes: one call, not two
-		} else {
+		if !s.doneApart {
 			s.drainResumes()
+			return s.endStep()
 		}
+		// drainResumes on one CPU, written out here: the slot resume1,
+		// refilled while the task it resumes runs, until it is empty.
+		// One call less for half the events of one CPU.
+		for s.resumed && s.err == nil {
+			s.resumed = false
+			it := s.resume1
+			t := &s.tasks[it.task]
+			if t.gen != it.gen || s.cpus[0].curr != it.task || t.state != stRunning || t.progressing {
+				continue
+			}
+			s.resumeTask(&s.cpus[0], t)
+		}
+		s.resumed = false
 	}
 	return s.endStep()
 }
@@ -740,7 +760,7 @@ func (s *Sim) pushResume(c, t int32, gen uint32) {
 }
 
 // drainResumes runs the tasks switched in at the current time, in order
-// (on several CPUs; drainResume1 on one).
+// (on several CPUs; step drains the one slot of one CPU itself).
 func (s *Sim) drainResumes() {
 	for s.rhead < len(s.resume) && s.err == nil {
 		it := s.resume[s.rhead]
@@ -754,21 +774,6 @@ func (s *Sim) drainResumes() {
 	}
 	s.resume = s.resume[:0]
 	s.rhead = 0
-	s.resumed = false
-}
-
-// drainResume1 is drainResumes on one CPU: the slot resume1, refilled
-// while the task it resumes runs, until it is empty.
-func (s *Sim) drainResume1() {
-	for s.resumed && s.err == nil {
-		s.resumed = false
-		it := s.resume1
-		t := &s.tasks[it.task]
-		if t.gen != it.gen || s.cpus[0].curr != it.task || t.state != stRunning || t.progressing {
-			continue
-		}
-		s.resumeTask(&s.cpus[0], t)
-	}
 	s.resumed = false
 }
 

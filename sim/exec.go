@@ -126,7 +126,15 @@ func (s *Sim) exec(c *cpu, t *task) {
 			if d == 0 {
 				continue
 			}
-			s.sleepUntil(c, t, addSat(s.now, d))
+			// sleepUntil, written out for the most common sleep: one
+			// call less a run/sleep cycle.
+			at := addSat(s.now, d)
+			t.wakeGen++
+			if t.slack > 0 {
+				at = s.armSlack(c, t.idx, at)
+			}
+			s.postTimer(at, t.idx, t.wakeGen)
+			s.block(c, t, stBlocked)
 			return
 		case opSleepUntil:
 			t.pc++

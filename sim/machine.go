@@ -108,16 +108,12 @@ func (s *Sim) newSystem(top *topology.Topology) error {
 func (s *Sim) rq(c *cpu) *eevdf.CfsRq { return s.sys.RQ(int(c.id)) }
 
 // idx maps an smp task to the simulator's task index (−1 for nil: idle).
-func (s *Sim) idx(st *smp.Task) int32 {
-	if st == nil {
-		return -1
-	}
-	if i, ok := st.Data().(int32); ok {
-		return i
-	}
-	s.fail(fmt.Errorf("unknown task %s", st.Name()))
-	return -1
-}
+// The index is the task's smp ID: the simulator makes every task of its
+// System, one at a time in the order of s.tasks (addTask checks that the
+// two agree). Read from the task, the index inlines into every switch, a
+// load where the type assertion on the task's Data, with its error path
+// for a task of no simulator, was a call.
+func (s *Sim) idx(st *smp.Task) int32 { return int32(st.ID()) }
 
 // taskOf maps a scheduling entity back to its task (−1 for nil: idle).
 func (s *Sim) taskOf(se *eevdf.SchedEntity) int32 {

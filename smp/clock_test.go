@@ -1,6 +1,7 @@
 package smp
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/schedmodel/fairclass/eevdf"
@@ -51,5 +52,45 @@ func TestSetClockSetsALoneRunqueueAtOnce(t *testing.T) {
 				prev = now
 			}
 		})
+	}
+}
+
+// SetClock's one-CPU path keeps the jiffies, the clock and the
+// runqueue's clock as the general path does: the same calls on one CPU
+// and on two (where only the general path runs) read the same jiffies
+// and time after each, across jiffy boundaries and repeated instants,
+// and a time before the current one still fails.
+func TestSetClockOnOneCPUKeepsTheJiffiesOfTheGeneralPath(t *testing.T) {
+	var systems [2]*System
+	for i := range systems {
+		top, err := topology.Build(topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: i + 1, ThreadsPerCore: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if systems[i], err = New(top); err != nil {
+			t.Fatal(err)
+		}
+	}
+	one, two := systems[0], systems[1]
+	start := one.Clock()
+	if two.Clock() != start {
+		t.Fatalf("start: %d on one CPU, %d on two", start, two.Clock())
+	}
+	for _, d := range []uint64{1, 1000, 1000, 3_999_999, 4_000_000, 4_000_001, 11_999_999, 12_000_000, 40_000_123} {
+		now := start + d
+		for _, s := range systems {
+			if err := s.SetClock(now); err != nil {
+				t.Fatalf("SetClock(start+%d): %v", d, err)
+			}
+		}
+		if one.Jiffies() != two.Jiffies() || one.Clock() != now || two.Clock() != now {
+			t.Errorf("start+%d: jiffies %d on one CPU, %d on two; clocks %d, %d", d, one.Jiffies(), two.Jiffies(), one.Clock(), two.Clock())
+		}
+		if c := one.RQ(0).Clock(); c != now {
+			t.Errorf("start+%d: runqueue clock %d on one CPU", d, c)
+		}
+	}
+	if err := one.SetClock(start); !errors.Is(err, eevdf.ErrClockBackwards) {
+		t.Errorf("SetClock(start) after start+40000123 on one CPU: %v, want ErrClockBackwards", err)
 	}
 }

@@ -278,6 +278,17 @@ func (s *System) wakeUpNew(t *Task) (int, error) {
 // exited — it changes nothing and returns −1; Checked().TryToWakeUp says
 // which.
 func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
+	if waker == nil && t != nil && t.sys == s && t.state == taskSleeping {
+		// A timer's wakeup of a sleeping task, the common case: every
+		// test of tryToWakeUp passes, and the call to it is spared. A
+		// task still queued as delayed is requeued in place, which
+		// needs no waking context: the CPU's current task is not looked
+		// up for it.
+		if t.se.OnRq() {
+			return s.wakeDelayed(t, wf)
+		}
+		return s.wakeSleeping(t, s.current(t.cpu), wf)
+	}
 	cpu, err := s.tryToWakeUp(t, waker, wf)
 	if err != nil {
 		return -1
@@ -311,21 +322,12 @@ func (s *System) tryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) (int, error) {
 // context w: a delayed task is requeued in place, any other is placed by
 // select_task_rq_fair, migrated if its CPU changes, enqueued and checked.
 func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
+	if t.se.OnRq() {
+		return s.wakeDelayed(t, wf)
+	}
 	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
 	t.state = taskRunnable
 	s.stats.Wakeups++
-	if t.se.OnRq() {
-		rq := s.rq(t.cpu)
-		_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
-		s.coreEnqueue(t.cpu, t)
-		if rq.Curr() != t.se {
-			rq.WakeupPreempt(t.se, wf)
-			s.markResched(t.cpu)
-		}
-		s.stats.Placed[RuleInPlace]++
-		t.placed = RuleInPlace
-		return t.cpu
-	}
 	s.affinePull = false
 	cpu, rule := s.selectTaskRq(t, t.wakeCPU, &wf, w)
 	s.stats.Placed[rule]++
@@ -353,6 +355,25 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	return cpu
 }
 
+// wakeDelayed is wakeSleeping of a sleeping task t still queued as
+// delayed (ttwu_runnable): requeued in place on its CPU and checked
+// against the running task.
+func (s *System) wakeDelayed(t *Task, wf eevdf.WakeFlags) int {
+	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
+	t.state = taskRunnable
+	s.stats.Wakeups++
+	rq := s.rq(t.cpu)
+	_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
+	s.coreEnqueue(t.cpu, t)
+	if rq.Curr() != t.se {
+		rq.WakeupPreempt(t.se, wf)
+		s.markResched(t.cpu)
+	}
+	s.stats.Placed[RuleInPlace]++
+	t.placed = RuleInPlace
+	return t.cpu
+}
+
 // Block puts cpu's running task to sleep (dequeue with DEQUEUE_SLEEP, which
 // may leave it queued as delayed) and runs __schedule on cpu. It fails,
 // changing nothing, on an idle CPU (ErrIdle) or an id that is not a CPU
@@ -361,23 +382,32 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 // It is called for every sleep: running's work is written out here, so
 // that the runqueue is found once, with no call to find the task.
 func (s *System) Block(cpu int) error {
+	_, err := s.BlockNext(cpu)
+	return err
+}
+
+// BlockNext is Block, and returns the task cpu runs once its __schedule
+// is done: Curr(cpu) then, nil while the idle task runs (and on an
+// error, which changes nothing). A caller that follows every sleep with
+// the switch it makes (as the simulator does) has the pick's result at
+// once, where calling Curr would find the runqueue and the task again.
+func (s *System) BlockNext(cpu int) (*Task, error) {
 	if uint(cpu) >= uint(len(s.cpus)) {
-		return s.cpuErr(cpu)
+		return nil, s.cpuErr(cpu)
 	}
 	rq := s.rq(cpu)
 	t := s.ownTask(rq.Curr())
 	if t == nil {
-		return s.cpuErr(cpu)
+		return nil, s.cpuErr(cpu)
 	}
 	was := s.schedIdleRq(cpu)
 	s.coreDequeue(cpu, t, false)
 	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
-		return err
+		return nil, err
 	}
 	s.dequeued(cpu, was)
 	t.state = taskSleeping
-	s.schedule(cpu, false)
-	return nil
+	return s.schedule(cpu, false), nil
 }
 
 // dequeued is the end of __dequeue_task on cpu: a dequeue that leaves only

@@ -2,6 +2,7 @@ package smp
 
 import (
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -190,6 +191,19 @@ func TestEveryExportedFunctionHandlesBadInput(t *testing.T) {
 			wantErr(t, "Block(-1)", s.Block(-1), ErrBadCPU, "-1")
 			wantErr(t, "Block(N)", s.Block(n), ErrBadCPU, "4 (the machine has CPUs 0-3)")
 			wantErr(t, "Block(idle)", s.Block(3), ErrIdle, "CPU 3")
+		},
+		"System.BlockNext": func(t *testing.T) {
+			for _, c := range []struct {
+				cpu  int
+				want error
+				msg  string
+			}{{-1, ErrBadCPU, "-1"}, {n, ErrBadCPU, "4 (the machine has CPUs 0-3)"}, {3, ErrIdle, "CPU 3"}} {
+				next, err := s.BlockNext(c.cpu)
+				wantErr(t, fmt.Sprintf("BlockNext(%d)", c.cpu), err, c.want, c.msg)
+				if next != nil {
+					t.Errorf("BlockNext(%d) = %v with its error, want nil", c.cpu, next)
+				}
+			}
 		},
 		"System.Exit": func(t *testing.T) {
 			wantErr(t, "Exit(-1)", s.Exit(-1), ErrBadCPU, "-1")

@@ -18,8 +18,12 @@
 //
 //   - model, per op: a stream replayed with scenario's Replayer.Advance
 //     twice against once (B-tree), over the stream's operations;
-//   - simulator, per op: the whole sim.New and Run of the 2 seconds twice
-//     against once, over the same operation count;
+//   - simulator, per op: the events of the 2 seconds (Sim.Step until the
+//     end: the engine, the task programs, the metrics, smp's one-CPU layer
+//     and the model) of two simulations against one, over the same
+//     operation count; the report Run builds after them is not counted,
+//     since what it cost in the runtime's page allocator varied from one
+//     process to the next;
 //   - pick loop, per schedule: the file replayed through warm-up and 40000
 //     schedules against warm-up and 20000, over 20000, on each timeline.
 //

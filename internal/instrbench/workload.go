@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -178,15 +179,59 @@ func simulate(name string, d time.Duration, reps int) error {
 	return fmt.Errorf("no stream %q", name)
 }
 
-// simulations runs each simulation: the measured part of simulate, the
-// only one counted (sim.New, the set-up, is not).
+// simulations runs each simulation to its end and builds its report. The
+// events are the measured part of simulate, the only one counted: sim.New,
+// the set-up, is not, and neither is the report that Run builds once the
+// events are spent (see events).
 func simulations(sims []*sim.Sim) error {
+	settleHeap()
 	toggleCollect()
-	defer toggleCollect()
+	events(sims)
+	toggleCollect()
 	for _, sm := range sims {
 		if _, err := sm.Run(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// events steps each simulation until it has ended (Sim.Step), which is
+// Run's loop without the report Run builds after it. The report allocates
+// some hundred kilobytes once a run, and what that cost in the runtime's
+// page allocator depended on the process's earlier allocations (the
+// parser's maps, hashed with a seed of each process's own): counted, it
+// moved the simulator's rows by up to 20 instructions an operation from
+// one run of the command to the next. Step's error is left to Run, which
+// returns it: Step returns false once there is one, so the loop costs
+// what Run's own does, one call and one test an event.
+func events(sims []*sim.Sim) {
+	for _, sm := range sims {
+		for more, _ := sm.Step(); more; more, _ = sm.Step() {
+		}
+	}
+}
+
+// heapReserve is the size of the block settleHeap has the heap map before
+// a count: far above what a counted run allocates (its report, and the
+// first events' growth of the simulation's slices and timeline nodes).
+const heapReserve = 64 << 20
+
+// sink keeps settleHeap's block reachable until the block is dropped, so
+// that the compiler allocates it on the heap.
+var sink []byte
+
+// settleHeap maps the heap the counted region will allocate from before
+// counting begins. With GOGC=off the heap only grows, and whether an
+// allocation inside a count found its pages mapped or had the runtime's
+// page allocator grow the heap (tens of thousands of instructions, once)
+// varied from one process to the next, moving the simulator's rows by up
+// to 20 instructions an operation (hogs, the shortest stream). A block of
+// heapReserve bytes, allocated and then freed by a collection, leaves
+// that much mapped and free, and the counted allocations take their pages
+// from it.
+func settleHeap() {
+	sink = make([]byte, heapReserve)
+	sink = nil
+	runtime.GC()
 }
