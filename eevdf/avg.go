@@ -1,6 +1,10 @@
 package eevdf
 
-import "github.com/schedmodel/fairclass/features"
+import (
+	"math"
+
+	"github.com/schedmodel/fairclass/features"
+)
 
 // The weighted average of vruntime.
 //
@@ -212,6 +216,29 @@ func (rq *CfsRq) eligibility() eligibilityTest {
 //
 // e.load is a sum of weights, never negative: geMulLoad.
 func (e eligibilityTest) eligible(v uint64) bool { return geMulLoad(e.avg, int64(v-e.zero), e.load) }
+
+// keyLimit returns the largest key (v − zero_vruntime, as a signed
+// difference) that e finds eligible, so that a caller making several tests
+// against the same sums divides once instead of multiplying in 128 bits a
+// test: for load > 0, avg ≥ key·load holds exactly iff key ≤ ⌊avg/load⌋,
+// key being an integer. The quotient is floored as (avg+1)/load − 1 for a
+// negative avg, which cannot overflow. With no load, e.eligible is avg ≥ 0
+// for every key; the sums of an empty queue are 0 (Check), so every key
+// is eligible, and the limit is then the largest key (a negative avg,
+// which intact sums never hold, would leave only math.MinInt64 eligible,
+// where eligible finds none).
+func (e eligibilityTest) keyLimit() int64 {
+	if e.load <= 0 {
+		if e.avg < 0 {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	if e.avg < 0 {
+		return (e.avg+1)/e.load - 1
+	}
+	return e.avg / e.load
+}
 
 // entityEligible is entity_eligible.
 func (rq *CfsRq) entityEligible(se *SchedEntity) bool { return rq.vruntimeEligible(se.vruntime) }

@@ -62,19 +62,23 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 			c = nil // not a candidate
 		}
 	}
+	// The pick's eligibility tests (the buddy, curr, the leftmost) as a
+	// bound on the key, as the descent's matcher does: one division here
+	// instead of a 128-bit product a test (keyLimit).
+	lim := elig.keyLimit()
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
-	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
+	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && int64(rq.next.vruntime-elig.zero) <= lim {
 		return rq.next
 	}
-	if c != nil && !elig.eligible(c.vruntime) {
+	if c != nil && int64(c.vruntime-elig.zero) > lim {
 		c = nil
 	}
 	if c != nil && protect && (rq.kernel < KernelV612 && protectSlice(c) || rq.kernel >= KernelV612 && rq.parityMark(c)) {
 		return c
 	}
 	var best *SchedEntity
-	if leftmost != nil && elig.eligible(leftmost.vruntime) {
+	if leftmost != nil && int64(leftmost.vruntime-elig.zero) <= lim {
 		best = leftmost
 	} else if leftmost != nil {
 		rq.stats.Descents++
