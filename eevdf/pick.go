@@ -90,12 +90,12 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		// once and the B-tree's root read inline.
 		if t := rq.tl.rb; t == nil {
 			if rq.tl.b.agg.minV != leftmost.vruntime {
-				rq.match.set(elig)
+				rq.match.setLimit(elig, lim)
 				best = rq.tl.b.findEligible(&rq.match)
 				rq.stats.Visited += uint64(rq.match.visited)
 			}
 		} else if a, _ := t.root(); a.minV != leftmost.vruntime {
-			rq.match.set(elig)
+			rq.match.setLimit(elig, lim)
 			best = t.findEligible(&rq.match)
 			rq.stats.Visited += uint64(rq.match.visited)
 		}
@@ -104,6 +104,16 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		best = c
 	}
 	return best
+}
+
+// setLimit is set for a descent whose caller has already divided:
+// limit is e.keyLimit(), which for load > 0 is the bound set would compute
+// (floorDiv(e.avg, e.load), the same floor), so the descent costs no
+// second division.
+func (m *eligibleMatcher) setLimit(e eligibilityTest, limit int64) {
+	m.test, m.visited = e, 0
+	m.bounded = e.load > 0
+	m.limit = limit
 }
 
 // pickNextEntity is pick_next_entity, in the loop both its callers run
