@@ -169,7 +169,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 	next := rq.pickTaskFair()
 	if next != prev {
 		if prev != nil {
-			rq.putPrevTaskFair(prev, next)
+			rq.putPrevTaskFair(prev, next, true) // the pick charged it
 		}
 		if next != nil {
 			rq.setNextTaskFair(next, true)
@@ -202,7 +202,7 @@ func (rq *CfsRq) PutPrev() {
 		return
 	}
 	if prev := rq.curr; prev != nil {
-		rq.putPrevTaskFair(prev, nil)
+		rq.putPrevTaskFair(prev, nil, false)
 		rq.enterIdlePELT() // set_next_task_idle
 	}
 	rq.clearResched()
@@ -227,7 +227,7 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 	}
 	if prev := rq.curr; prev != se {
 		if prev != nil {
-			rq.putPrevTaskFair(prev, se)
+			rq.putPrevTaskFair(prev, se, false)
 		}
 		rq.setNextTaskFair(se, true)
 	}
@@ -341,8 +341,14 @@ func (rq *CfsRq) setNextLevels(se *SchedEntity, first bool) {
 // idle, or a parameter change): with groups, the levels of prev's path are
 // put up to the queue it shares with next's path, and the ancestors above
 // stay current.
-func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity) {
-	if prev.onRq {
+//
+// charged says that prev was charged at this clock already, as
+// pick_task_fair does before every pick, so that put_prev_entity's
+// update_curr would find nothing to charge: PickNext passes it and skips
+// the test (its loads and comparison: 5 to 7 instructions a schedule in
+// the pick loops).
+func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity, charged bool) {
+	if prev.onRq && !charged {
 		rq.updateCurr() // which charges nothing else (after a pick, at its clock)
 	}
 	if rq.pelt {
