@@ -285,13 +285,12 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 			// base slice. Then PREEMPT_SHORT ends the protection where
 			// se would turn ineligible; otherwise (and always in v7.1)
 			// it lasts the shorter slice.
-			slice := rq.normBaseSlice
+			slice := se.slice // min(the slice below, se's), se's taken first
 			vprot := se.deadline
 			if rq.feat.Has(features.RunToParity) {
 				// cfs_rq_min_slice, written out as in the wakeup
 				// check's update_protect_slice: the smallest slice of
 				// an on_rq curr (se here) and the timeline.
-				slice = se.slice
 				a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
 				if rq.tl.rb != nil {
 					a, ok = rq.tl.rb.root()
@@ -299,8 +298,9 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 				if ok {
 					slice = min(slice, a.minSlice)
 				}
+			} else {
+				slice = min(rq.normBaseSlice, slice)
 			}
-			slice = min(slice, se.slice)
 			if slice != se.slice {
 				if rq.feat.Has(features.PreemptShort) && !rq.before71() {
 					vprot = minVruntime(vprot, rq.ineligibleVruntime())
