@@ -1,6 +1,10 @@
 package eevdf
 
-import "github.com/schedmodel/fairclass/features"
+import (
+	"math"
+
+	"github.com/schedmodel/fairclass/features"
+)
 
 // The weighted average of vruntime.
 //
@@ -139,35 +143,43 @@ func (rq *CfsRq) avgVruntime() uint64 {
 }
 
 // avgVruntimeTest is avgVruntime that also returns the eligibility test
-// of the queue after the move, equal to what eligibility would compute
-// then: the sums avgDelta divides are eligibility's, and moving
-// zero_vruntime by delta takes W·delta from Σ key·w (the tree's part in
-// updateZeroVruntime, curr's through its key) and leaves Σ w, in the same
-// wrapping arithmetic. It sums as eligibility and avgDelta do, written out
-// rather than called: eligibility does not inline (the weight's cost), and
-// calling it here cost 11 instructions a simulator step (sleepers).
-func (rq *CfsRq) avgVruntimeTest() (uint64, eligibilityTest) {
+// of the queue after the move, as a bound on the key (keyBound): what
+// eligibility().bound() would compute then, without its division. The
+// sums avgDelta divides are eligibility's; V = v0 + ⌊Σ key·w / W⌋, so a
+// key is eligible iff it is at most that quotient, delta: the bound is
+// delta from the old reference point, and 0 from the moved one (moving
+// zero_vruntime by delta leaves Σ key·w in [0, W)). With no load (nothing
+// queued, sums 0) every key is eligible (keyLimit). The quotient is
+// floorAvg's, whose numerator stays clear of the int64 range's end for any
+// sums the model reaches (Σ key·w above MinInt64 + W).
+//
+// It sums as eligibility and avgDelta do, written out rather than called:
+// eligibility does not inline (the weight's cost), and calling it here
+// cost 11 instructions a simulator step (sleepers). Returning the bound
+// rather than the sums spares the sums' move (a product) and makes the
+// dequeue's test a comparison instead of a 128-bit product.
+func (rq *CfsRq) avgVruntimeTest() (uint64, keyBound) {
 	c := rq.currOnRq()
-	e := eligibilityTest{avg: rq.sumWVruntime, load: int64(rq.sumWeight)}
+	avg, load := rq.sumWVruntime, int64(rq.sumWeight)
 	if c != nil {
 		w := rq.w(c)
-		e.avg += rq.entityKey(c) * w
-		e.load += w
+		avg += rq.entityKey(c) * w
+		load += w
 	}
-	var delta int64 // avgDelta
+	var delta, limit int64 // avgDelta, and the bound from the moved v0
 	if rq.sumWeight != 0 {
-		delta = floorAvg(e.avg, e.load)
+		delta = floorAvg(avg, load)
 	} else if c != nil {
 		delta = rq.entityKey(c)
+	} else {
+		limit = eligibilityTest{avg: avg}.keyLimit() // no load
 	}
 	if rq.kernel.minVruntimeRef() {
-		e.zero = rq.zeroVruntime // min_vruntime stays
-		return e.zero + uint64(delta), e
+		// min_vruntime stays: V and the bound are delta from it.
+		return rq.zeroVruntime + uint64(delta), keyBound{zero: rq.zeroVruntime, limit: limit + delta}
 	}
 	rq.updateZeroVruntime(delta)
-	e.avg -= e.load * delta
-	e.zero = rq.zeroVruntime
-	return e.zero, e
+	return rq.zeroVruntime, keyBound{zero: rq.zeroVruntime, limit: limit}
 }
 
 // ineligibleVruntime is ineligible_vruntime: the smallest vruntime at
@@ -212,6 +224,42 @@ func (rq *CfsRq) eligibility() eligibilityTest {
 //
 // e.load is a sum of weights, never negative: geMulLoad.
 func (e eligibilityTest) eligible(v uint64) bool { return geMulLoad(e.avg, int64(v-e.zero), e.load) }
+
+// keyLimit returns the largest key (v − zero_vruntime, as a signed
+// difference) that e finds eligible, so that a caller making several tests
+// against the same sums divides once instead of multiplying in 128 bits a
+// test: for load > 0, avg ≥ key·load holds exactly iff key ≤ ⌊avg/load⌋,
+// key being an integer. The quotient is floored as (avg+1)/load − 1 for a
+// negative avg, which cannot overflow. With no load, e.eligible is avg ≥ 0
+// for every key; the sums of an empty queue are 0 (Check), so every key
+// is eligible, and the limit is then the largest key (a negative avg,
+// which intact sums never hold, would leave only math.MinInt64 eligible,
+// where eligible finds none).
+func (e eligibilityTest) keyLimit() int64 {
+	if e.load <= 0 {
+		if e.avg < 0 {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	if e.avg < 0 {
+		return (e.avg+1)/e.load - 1
+	}
+	return e.avg / e.load
+}
+
+// keyBound is an eligibility test as a bound on the key: v is eligible
+// iff its key, int64(v − zero), is at most limit (eligibilityTest.keyLimit).
+type keyBound struct {
+	zero  uint64
+	limit int64
+}
+
+// bound is e as a bound on the key: one division.
+func (e eligibilityTest) bound() keyBound { return keyBound{zero: e.zero, limit: e.keyLimit()} }
+
+// eligible is vruntime_eligible for v against the bound.
+func (b keyBound) eligible(v uint64) bool { return int64(v-b.zero) <= b.limit }
 
 // entityEligible is entity_eligible.
 func (rq *CfsRq) entityEligible(se *SchedEntity) bool { return rq.vruntimeEligible(se.vruntime) }

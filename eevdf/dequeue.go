@@ -83,7 +83,7 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	// lag; v7.0 saved it only on the real-removal path.
 	fm := rq.floorMode()
 	early := fm != floorOff
-	var elig eligibilityTest // entity_eligible's sums, as the lag update left them
+	var elig keyBound // entity_eligible's test, as the lag update left it
 	if early {
 		_, elig = rq.updateEntityLag(se)
 	}
@@ -91,7 +91,7 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	// test of the three flags.
 	if flags&(DequeueSleep|DequeueDelayed|DequeueSpecial) == DequeueSleep && rq.feat.Has(features.DelayDequeue) {
 		if !early {
-			elig = rq.eligibility()
+			elig = rq.eligibility().bound()
 		}
 		if !elig.eligible(se.vruntime) { // !entity_eligible(se)
 			if rq.pelt {

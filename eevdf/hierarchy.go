@@ -531,7 +531,7 @@ func (rq *CfsRq) MoveToGroup(se *SchedEntity, g *TaskGroup) error {
 		rq.dequeueTaskFair(se, DequeueSave|DequeueMove)
 	}
 	if running {
-		rq.putPrevTaskFair(se, nil)
+		rq.putPrevTaskFair(se, nil, false)
 	}
 	// task_change_group_fair.
 	rq.detachEntityTask(se)

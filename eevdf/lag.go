@@ -118,7 +118,7 @@ func readFloorMode(s features.Set) floorMode {
 // clamp changed the lag, i.e. whether V − vlag differs from the vruntime,
 // and the eligibility test of the queue as avg_vruntime left it (which a
 // dequeue asks next).
-func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, eligibilityTest) {
+func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, keyBound) {
 	v, elig := rq.avgVruntimeTest()
 	var limit int64
 	if rq.kernel.minVruntimeRef() {

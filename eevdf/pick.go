@@ -62,19 +62,23 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 			c = nil // not a candidate
 		}
 	}
+	// The pick's eligibility tests (the buddy, curr, the leftmost) as a
+	// bound on the key, as the descent's matcher does: one division here
+	// instead of a 128-bit product a test (keyLimit).
+	lim := elig.keyLimit()
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
-	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && elig.eligible(rq.next.vruntime) {
+	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && int64(rq.next.vruntime-elig.zero) <= lim {
 		return rq.next
 	}
-	if c != nil && !elig.eligible(c.vruntime) {
+	if c != nil && int64(c.vruntime-elig.zero) > lim {
 		c = nil
 	}
 	if c != nil && protect && (rq.kernel < KernelV612 && protectSlice(c) || rq.kernel >= KernelV612 && rq.parityMark(c)) {
 		return c
 	}
 	var best *SchedEntity
-	if leftmost != nil && elig.eligible(leftmost.vruntime) {
+	if leftmost != nil && int64(leftmost.vruntime-elig.zero) <= lim {
 		best = leftmost
 	} else if leftmost != nil {
 		rq.stats.Descents++
@@ -86,12 +90,12 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		// once and the B-tree's root read inline.
 		if t := rq.tl.rb; t == nil {
 			if rq.tl.b.agg.minV != leftmost.vruntime {
-				rq.match.set(elig)
+				rq.match.setLimit(elig, lim)
 				best = rq.tl.b.findEligible(&rq.match)
 				rq.stats.Visited += uint64(rq.match.visited)
 			}
 		} else if a, _ := t.root(); a.minV != leftmost.vruntime {
-			rq.match.set(elig)
+			rq.match.setLimit(elig, lim)
 			best = t.findEligible(&rq.match)
 			rq.stats.Visited += uint64(rq.match.visited)
 		}
@@ -100,6 +104,16 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		best = c
 	}
 	return best
+}
+
+// setLimit is set for a descent whose caller has already divided:
+// limit is e.keyLimit(), which for load > 0 is the bound set would compute
+// (floorDiv(e.avg, e.load), the same floor), so the descent costs no
+// second division.
+func (m *eligibleMatcher) setLimit(e eligibilityTest, limit int64) {
+	m.test, m.visited = e, 0
+	m.bounded = e.load > 0
+	m.limit = limit
 }
 
 // pickNextEntity is pick_next_entity, in the loop both its callers run
@@ -155,7 +169,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 	next := rq.pickTaskFair()
 	if next != prev {
 		if prev != nil {
-			rq.putPrevTaskFair(prev, next)
+			rq.putPrevTaskFair(prev, next, true) // the pick charged it
 		}
 		if next != nil {
 			rq.setNextTaskFair(next, true)
@@ -188,7 +202,7 @@ func (rq *CfsRq) PutPrev() {
 		return
 	}
 	if prev := rq.curr; prev != nil {
-		rq.putPrevTaskFair(prev, nil)
+		rq.putPrevTaskFair(prev, nil, false)
 		rq.enterIdlePELT() // set_next_task_idle
 	}
 	rq.clearResched()
@@ -213,7 +227,7 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 	}
 	if prev := rq.curr; prev != se {
 		if prev != nil {
-			rq.putPrevTaskFair(prev, se)
+			rq.putPrevTaskFair(prev, se, false)
 		}
 		rq.setNextTaskFair(se, true)
 	}
@@ -271,13 +285,12 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 			// base slice. Then PREEMPT_SHORT ends the protection where
 			// se would turn ineligible; otherwise (and always in v7.1)
 			// it lasts the shorter slice.
-			slice := rq.normBaseSlice
+			slice := se.slice // min(the slice below, se's), se's taken first
 			vprot := se.deadline
 			if rq.feat.Has(features.RunToParity) {
 				// cfs_rq_min_slice, written out as in the wakeup
 				// check's update_protect_slice: the smallest slice of
 				// an on_rq curr (se here) and the timeline.
-				slice = se.slice
 				a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
 				if rq.tl.rb != nil {
 					a, ok = rq.tl.rb.root()
@@ -285,8 +298,9 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 				if ok {
 					slice = min(slice, a.minSlice)
 				}
+			} else {
+				slice = min(rq.normBaseSlice, slice)
 			}
-			slice = min(slice, se.slice)
 			if slice != se.slice {
 				if rq.feat.Has(features.PreemptShort) && !rq.before71() {
 					vprot = minVruntime(vprot, rq.ineligibleVruntime())
@@ -327,8 +341,14 @@ func (rq *CfsRq) setNextLevels(se *SchedEntity, first bool) {
 // idle, or a parameter change): with groups, the levels of prev's path are
 // put up to the queue it shares with next's path, and the ancestors above
 // stay current.
-func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity) {
-	if prev.onRq {
+//
+// charged says that prev was charged at this clock already, as
+// pick_task_fair does before every pick, so that put_prev_entity's
+// update_curr would find nothing to charge: PickNext passes it and skips
+// the test (its loads and comparison: 5 to 7 instructions a schedule in
+// the pick loops).
+func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity, charged bool) {
+	if prev.onRq && !charged {
 		rq.updateCurr() // which charges nothing else (after a pick, at its clock)
 	}
 	if rq.pelt {

@@ -154,7 +154,7 @@ func (rq *CfsRq) change(se *SchedEntity, apply func()) {
 		rq.dequeueTaskFair(se, DequeueSave)
 	}
 	if running {
-		rq.putPrevTaskFair(se, nil)
+		rq.putPrevTaskFair(se, nil, false)
 	}
 	apply() // set_load_weight: the entity is off the queue, so only load changes
 	if queued {

@@ -76,19 +76,28 @@ func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
 	if !rq.feat.Has(features.WakeupPreemption) {
 		return
 	}
-	cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
+	// The idle and policy exits concern only a curr or a wakee whose
+	// policy is not normal: one test of the two (PolicyNormal is 0) lets
+	// the common wakeup skip them, and their third form below, a test
+	// fewer than cseIdle != pseIdle || pse.policy != PolicyNormal: past
+	// the first exit, a normal wakee differs in idle-ness only from an
+	// idle curr.
 	action := actPick
-	if cseIdle && !pseIdle {
-		if v71 {
-			action = actShort
+	odd := se.policy|pse.policy != PolicyNormal
+	if odd {
+		cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
+		if cseIdle && !pseIdle {
+			if v71 {
+				action = actShort
+			}
+			goto preempt
 		}
-		goto preempt
-	}
-	if v71 && (cseIdle != pseIdle || pse.policy != PolicyNormal) {
-		return // before the charge, protection untouched
+		if v71 && (cseIdle != pseIdle || pse.policy != PolicyNormal) {
+			return // before the charge, protection untouched
+		}
 	}
 	rq.updateCurr()
-	if cseIdle != pseIdle || pse.policy != PolicyNormal || pse.delayed && !v71 {
+	if odd && (pse.policy != PolicyNormal || se.policy == PolicyIdle) || pse.delayed && !v71 {
 		goto update
 	}
 	if rq.feat.Has(features.PreemptShort) && pse.slice < se.slice {
