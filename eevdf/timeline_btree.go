@@ -740,14 +740,41 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 	}
 	zero, limit := m.test.zero, m.limit
 	for !nd.leaf {
+		// The first child whose minimum vruntime is eligible, four a
+		// round: one test of the bound and one increment for four, where
+		// a loop over a slice took both for each child (the descent
+		// scans several children of a node before an eligible one). The
+		// index runs over the arrays masked to their length, as in
+		// countNotAfter, so that no access is bounds-checked. (Written
+		// out here: as a function it exceeds the inlining budget.)
 		in := nd.asInner()
-		i := firstEligible(in.minV[:in.n], zero, limit)
-		if i < 0 {
-			m.visited += in.count()
-			return nil
+		i, u := uint(0), uint(in.n)
+		for ; i+4 <= u; i += 4 {
+			b := i & (innerMax - 4)
+			switch {
+			case int64(in.minV[b]-zero) <= limit:
+				goto found
+			case int64(in.minV[b+1]-zero) <= limit:
+				i++
+				goto found
+			case int64(in.minV[b+2]-zero) <= limit:
+				i += 2
+				goto found
+			case int64(in.minV[b+3]-zero) <= limit:
+				i += 3
+				goto found
+			}
 		}
-		m.visited += i + 1
-		nd = in.kids[i]
+		for ; i < u; i++ {
+			if int64(in.minV[i&(innerMax-1)]-zero) <= limit {
+				goto found
+			}
+		}
+		m.visited += in.count()
+		return nil
+	found:
+		m.visited += int(i) + 1
+		nd = in.kids[i&(innerMax-1)]
 	}
 	l := nd.asLeaf()
 	o := uint(l.off) // read once, as in tlLeaf.fold
@@ -766,17 +793,6 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 	}
 	m.visited += l.count()
 	return nil
-}
-
-// firstEligible returns the index of the first vruntime of vs whose key
-// is at most limit (the descent's bound ⌊avg/load⌋), or -1.
-func firstEligible(vs []uint64, zero uint64, limit int64) int {
-	for i, v := range vs {
-		if int64(v-zero) <= limit {
-			return i
-		}
-	}
-	return -1
 }
 
 // findEligibleTest is findEligible with eligibility tested through m, for

@@ -280,6 +280,14 @@ func (l *tlLeaf) set(i int, se *SchedEntity) {
 	se.tlLeaf = l
 }
 
+// setSlot puts se in slot k mod leafMax (its handle included) without
+// shifting.
+func (l *tlLeaf) setSlot(k uint, se *SchedEntity) {
+	k %= leafMax
+	l.dl[k], l.v[k], l.slice[k], l.se[k] = se.deadline, se.vruntime, se.slice, se
+	se.tlLeaf = l
+}
+
 // slide moves the entity in slot s to slot d, within the leaf.
 func (l *tlLeaf) slide(d, s uint) {
 	d, s = d%leafMax, s%leafMax
@@ -354,30 +362,41 @@ func (l *tlLeaf) insertSorted(se *SchedEntity) int {
 // removal and an insertion, each shifting its shorter side, move as many
 // entities on average, 4.2 against 4.2, in two passes instead of one.)
 func (l *tlLeaf) replaceAt(i int, se *SchedEntity) {
+	// The pass carries the slot from one entity to the next (each
+	// entity's source slot is the next one's destination): one add and
+	// one mask an entity, where positions reduced to slots took two of
+	// each, and the last move is in the loop rather than after it.
 	n, o, dl := uint(l.n), uint(l.off), se.deadline
 	u := uint(i)
-	l.se[(o+u)%leafMax].tlLeaf = nil
+	d := (o + u) % leafMax
+	l.se[d].tlLeaf = nil
 	switch {
-	case u+1 < n && int64(dl-l.dl[(o+u+1)%leafMax]) >= 0:
+	case u+1 < n && int64(dl-l.dl[(d+1)%leafMax]) >= 0:
 		// Later than the next entity: the ones up to se's place move
 		// one slot back.
-		u++
-		for u+1 < n && int64(dl-l.dl[(o+u+1)%leafMax]) >= 0 {
-			l.slide(o+u-1, o+u)
+		s := (d + 1) % leafMax
+		for {
+			l.slide(d, s)
+			d, s = s, (s+1)%leafMax
 			u++
+			if u+1 >= n || int64(dl-l.dl[s]) < 0 {
+				break
+			}
 		}
-		l.slide(o+u-1, o+u)
-	case u > 0 && int64(dl-l.dl[(o+u-1)%leafMax]) < 0:
+	case u > 0 && int64(dl-l.dl[(d-1)%leafMax]) < 0:
 		// Earlier than the previous entity: the ones after se's place
 		// move one slot on.
-		u--
-		for u > 0 && int64(dl-l.dl[(o+u-1)%leafMax]) < 0 {
-			l.slide(o+u+1, o+u)
+		s := (d - 1) % leafMax
+		for {
+			l.slide(d, s)
+			d, s = s, (s-1)%leafMax
 			u--
+			if u == 0 || int64(dl-l.dl[s]) >= 0 {
+				break
+			}
 		}
-		l.slide(o+u+1, o+u)
 	}
-	l.set(int(u), se)
+	l.setSlot(d, se)
 }
 
 // indexOf returns the position of se, which the leaf holds.
