@@ -12,10 +12,11 @@
 #     BenchmarkSimulator (100 tasks, seed 1, the first 2 simulated seconds:
 #     sleepers, hogs, mixed), logged in the scenario language by
 #     sim.Config.ScenarioLog and regenerated here from this repository's
-#     code. "model" is scenario's Replayer.Advance over the stream (the
+#     code. "model" is scenario's Replayer.AdvanceTo over the stream (the
 #     model with the replayer's dispatch, B-tree timeline) per operation;
-#     "simulator" the whole sim.New and Run of the same 2 seconds over the
-#     same operation count;
+#     "simulator" the same 2 seconds simulated event by event (Sim.Step to
+#     the end; sim.New and the report are not counted) over the same
+#     operation count;
 #   - the pick loop: n = 16, 256 and 4096 CPU-bound tasks (nice -5/0/5,
 #     slices 0.1/0.7/3 ms), a schedule every 300 us, per schedule in the
 #     steady state, with both timelines;

@@ -16,7 +16,7 @@
 // nothing; the difference of the two lengths cancels what every run does
 // once (a runqueue and its tasks created, a simulation set up):
 //
-//   - model, per op: a stream replayed with scenario's Replayer.Advance
+//   - model, per op: a stream replayed with scenario's Replayer.AdvanceTo
 //     twice against once (B-tree), over the stream's operations;
 //   - simulator, per op: the events of the 2 seconds (Sim.Step until the
 //     end: the engine, the task programs, the metrics, smp's one-CPU layer
