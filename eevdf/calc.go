@@ -166,13 +166,3 @@ func mul128(a, b int64) (hi, lo uint64) {
 	}
 	return hi, lo
 }
-
-// floorDiv returns ⌊a/b⌋ for b > 0: Go's division truncates toward zero,
-// which is one too high for a negative quotient with a remainder.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b < 0 {
-		q--
-	}
-	return q
-}

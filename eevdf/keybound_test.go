@@ -96,3 +96,13 @@ func TestAvgVruntimeTestBoundIsEligibility(t *testing.T) {
 		}
 	}
 }
+
+// floorDiv, the oracle of keyLimit's quotient, returns ⌊a/b⌋ for b > 0: Go's division truncates toward zero,
+// which is one too high for a negative quotient with a remainder.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b < 0 {
+		q--
+	}
+	return q
+}

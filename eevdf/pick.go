@@ -106,16 +106,6 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	return best
 }
 
-// setLimit is set for a descent whose caller has already divided:
-// limit is e.keyLimit(), which for load > 0 is the bound set would compute
-// (floorDiv(e.avg, e.load), the same floor), so the descent costs no
-// second division.
-func (m *eligibleMatcher) setLimit(e eligibilityTest, limit int64) {
-	m.test, m.visited = e, 0
-	m.bounded = e.load > 0
-	m.limit = limit
-}
-
 // pickNextEntity is pick_next_entity, in the loop both its callers run
 // around it: a delayed entity chosen by the pick has spent its lag; its
 // sleep completes here and the pick is made again while the queue is not

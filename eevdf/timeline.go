@@ -51,12 +51,15 @@ type eligibleMatcher struct {
 }
 
 // set prepares m for a descent with the sums e.
-func (m *eligibleMatcher) set(e eligibilityTest) {
+func (m *eligibleMatcher) set(e eligibilityTest) { m.setLimit(e, e.keyLimit()) }
+
+// setLimit is set for a caller that has already divided: limit must be
+// e.keyLimit() (⌊avg/load⌋ for load > 0), so that the descent costs no
+// second division.
+func (m *eligibleMatcher) setLimit(e eligibilityTest, limit int64) {
 	m.test, m.visited = e, 0
 	m.bounded = e.load > 0
-	if m.bounded {
-		m.limit = floorDiv(e.avg, e.load)
-	}
+	m.limit = limit
 }
 
 func (m *eligibleMatcher) eligible(v uint64) bool {
@@ -93,22 +96,6 @@ func newTimeline(b Backend) timeline {
 	return timeline{}
 }
 
-func (t *timeline) insert(se *SchedEntity) {
-	if t.rb != nil {
-		t.rb.insert(se)
-		return
-	}
-	t.b.insert(se)
-}
-
-func (t *timeline) erase(se *SchedEntity) {
-	if t.rb != nil {
-		t.rb.erase(se)
-		return
-	}
-	t.b.erase(se)
-}
-
 // first is the leftmost entity (nil if empty).
 func (t *timeline) first() *SchedEntity {
 	if t.rb != nil {
@@ -123,15 +110,6 @@ func (t *timeline) root() (agg, bool) {
 		return t.rb.root()
 	}
 	return t.b.aggregate()
-}
-
-// findEligible is the heap descent: the first entity in order whose
-// vruntime is eligible.
-func (t *timeline) findEligible(m *eligibleMatcher) *SchedEntity {
-	if t.rb != nil {
-		return t.rb.findEligible(m)
-	}
-	return t.b.findEligible(m)
 }
 
 func (t *timeline) ascend(fn func(*SchedEntity) bool) {

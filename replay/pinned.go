@@ -121,7 +121,6 @@ type engine struct {
 	// event, the CPU where a waking's task is next switched in (−1: never).
 	wakeCPU []int32
 	rep     *Report
-	scratch []*eevdf.SchedEntity
 }
 
 // Pinned replays evs (in any order: they are taken in time order, stable)

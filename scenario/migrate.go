@@ -41,9 +41,6 @@ const (
 	awaySleeping           // left asleep: it arrives by a wakeup with WF_MIGRATED
 )
 
-// isAway reports whether the i-th task is on another CPU.
-func (r *Replayer) isAway(i int) bool { return r.away != nil && r.away[i] != notAway }
-
 // migrate applies migrate_out or migrate_in of se, the op.Task-th task.
 func (r *Replayer) migrate(op *Op, se *eevdf.SchedEntity) error {
 	if r.away == nil {

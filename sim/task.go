@@ -140,7 +140,6 @@ type task struct {
 	wakeups        uint64
 	delayedWakeups uint64
 	yields         uint64
-	migrations     uint64
 	runnableSince  uint64
 	delayCount     uint64
 	delaySum       uint64

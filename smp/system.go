@@ -557,7 +557,7 @@ func (s *System) RQ(cpu int) *eevdf.CfsRq {
 }
 
 // rq is update_rq_clock and cpu_rq: the runqueue with its clock at now.
-// Only the first use in an instant has work to do (syncRq); rq is kept
+// Only the first use in an instant has work to do (syncCPU); rq is kept
 // small enough to inline, so that the uses after it cost a comparison.
 func (s *System) rq(cpu int) *eevdf.CfsRq {
 	c := &s.cpus[cpu]
@@ -567,12 +567,9 @@ func (s *System) rq(cpu int) *eevdf.CfsRq {
 	return c.rq
 }
 
-// syncRq is rq's update_rq_clock: cpu's runqueue is brought to now and
-// listed as used in the instant.
-func (s *System) syncRq(cpu int) { s.syncCPU(&s.cpus[cpu], cpu) }
-
-// syncCPU is syncRq for c, the state of CPU cpu, which rq has already
-// found: the runqueue is not looked up a second time.
+// syncCPU is rq's update_rq_clock for c, the state of CPU cpu, which rq
+// has already found: the runqueue is brought to now and listed as used in
+// the instant.
 func (s *System) syncCPU(c *cpuState, cpu int) {
 	// SetClock never goes backwards, so this cannot fail.
 	_ = c.rq.SetClock(s.now)

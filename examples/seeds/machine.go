@@ -301,4 +301,3 @@ func save(o options, name string, r *sim.Report) error {
 }
 
 func ms(ns uint64) string { return fmt.Sprintf("%.3f ms", float64(ns)/1e6) }
-func us(ns uint64) string { return fmt.Sprintf("%d us", ns/1000) }
