@@ -34,13 +34,7 @@ func TestAdvanceEndsWhereTheKernelDoes(t *testing.T) {
 		if err := r.Advance(); err == nil {
 			t.Error("Advance past the last operation: no error")
 		}
-		i := len(sc.Ops) - 1
-		r.fill(i, &sc.Ops[i])
-		line := r.res.AppendJSON(nil)
-		model := readJSONLines(t, bufio.NewScanner(bytes.NewReader(append(line, '\n'))))
-		if d := firstDifference(golden[len(golden)-1:], model); d != "" {
-			t.Error(d)
-		}
+		checkLastLine(t, r, sc, golden)
 	})
 }
 
@@ -206,13 +200,7 @@ func TestAdvanceToEndsWhereTheKernelDoes(t *testing.T) {
 		if !r.Done() {
 			t.Fatal("AdvanceTo the last operation: not done")
 		}
-		i := len(sc.Ops) - 1
-		r.fill(i, &sc.Ops[i])
-		line := r.res.AppendJSON(nil)
-		model := readJSONLines(t, bufio.NewScanner(bytes.NewReader(append(line, '\n'))))
-		if d := firstDifference(golden[len(golden)-1:], model); d != "" {
-			t.Error(d)
-		}
+		checkLastLine(t, r, sc, golden)
 	})
 }
 
@@ -252,5 +240,18 @@ func TestAdvanceToStops(t *testing.T) {
 	}
 	if got := r.Entity(0).SumExecRuntime(); got != 1 {
 		t.Errorf("A's sum_exec after the refused wakeup: %d ns, want 1 (charged by the tick at 1)", got)
+	}
+}
+
+// checkLastLine compares the replayer's state after the last of sc's
+// operations, as its result line, with the kernel's last line in golden.
+func checkLastLine(t *testing.T, r *Replayer, sc *Scenario, golden []map[string]json.RawMessage) {
+	t.Helper()
+	i := len(sc.Ops) - 1
+	r.fill(i, &sc.Ops[i])
+	line := r.res.AppendJSON(nil)
+	model := readJSONLines(t, bufio.NewScanner(bytes.NewReader(append(line, '\n'))))
+	if d := firstDifference(golden[len(golden)-1:], model); d != "" {
+		t.Error(d)
 	}
 }
