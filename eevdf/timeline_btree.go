@@ -63,6 +63,65 @@ type bTimeline struct {
 	// that moves entities needs to clear it; a slot index, not a pointer,
 	// so that storing it needs no write barrier.
 	hint uint8
+	// finger remembers, for each class of entity (fingerSlot: its slice
+	// and weight), the leaf its last insertion went into. Entities of one
+	// class that are inserted one after the other receive nearly the same
+	// deadline (the queue's average vruntime, which moves slowly, plus
+	// the class's virtual slice), so that the next one usually belongs in
+	// the same leaf, and a check of that leaf's bounds (fingerFits)
+	// replaces the descent's deadline searches. A finger is only a guess,
+	// checked before use: a leaf that was split, merged or freed since
+	// fails the check or passes it only where the descent would reach it
+	// too.
+	finger [fingerSlots]*tlLeaf
+}
+
+// fingerSlots is the number of fingers: entity classes (slice, weight)
+// hashed into fewer slots share one, a miss then costing the check.
+const fingerSlots = 8
+
+// fingerSlot is the finger of se's class: a multiplicative hash of its
+// slice and effective weight, the two that make its virtual slice.
+func fingerSlot(se *SchedEntity) uint {
+	return uint(((se.slice ^ se.hload<<32) * 0x9e3779b97f4a7c15) >> (64 - 3))
+}
+
+// descend returns the leaf that an insertion of deadline dl descends to
+// from the interior node nd, as insert's own descent does (insert keeps
+// its copy for trees of two levels, the common size, where a call would
+// cost more than the descent's one search).
+func descend(nd *tlNode, dl uint64) *tlNode {
+	for !nd.leaf {
+		in := nd.asInner()
+		i := in.count() - 1
+		if int64(dl-in.sep[(i-1)&(innerMax-1)]) < 0 {
+			i = upperSep(&in.sep, i-1, dl)
+		}
+		nd = in.kids[i]
+	}
+	return nd
+}
+
+// fingerFits reports whether an insertion of deadline dl, in a tree of
+// several levels, descends to leaf l. Every deadline in the subtree of an
+// interior node's child j lies between separators j-1 and j, and so does
+// every separator inside it: so dl belongs in l when it is not earlier
+// than l's first deadline (every separator on l's left is at or before
+// that) and earlier than the first separator on l's right, found by
+// climbing while the node is its parent's last child. A leaf with no
+// separator on its right (the rightmost) takes any later deadline; a leaf
+// that has left the tree has no parent and is not the root, so it fails.
+func (t *bTimeline) fingerFits(l *tlLeaf, dl uint64) bool {
+	if int64(dl-l.dl[l.off%leafMax]) < 0 {
+		return false
+	}
+	nd := &l.tlNode
+	for p := nd.parent; p != nil; nd, p = &p.tlNode, p.parent {
+		if i := int(nd.pos); i < p.count()-1 {
+			return int64(dl-p.sep[i]) < 0
+		}
+	}
+	return nd == t.root
 }
 
 // position returns the position of se in its leaf l: 0 when se is first
@@ -117,7 +176,11 @@ func (t *bTimeline) leftmost() *SchedEntity { return t.first }
 // one leaf, and the insertion is immediate.)
 //
 // Into a tree of several levels, insert descends to the leaf where se
-// belongs. A leaf with room takes it, and each aggregate above becomes its
+// belongs; in a tree of three levels or more it first tries the leaf that the
+// last insertion of se's class went into (finger), and descends only when
+// se does not belong there. (In a tree of two levels the descent is one
+// search of the root, no dearer than the finger's check.) A leaf with
+// room takes it, and each aggregate above becomes its
 // merge with se's, up to the first one that does not change. A full leaf
 // splits first (splitLeaf), which may split the nodes above it in turn
 // (grow). (The descent is written out here rather than in a function of
@@ -131,6 +194,15 @@ func (t *bTimeline) insert(se *SchedEntity) {
 		// Only a tree of one leaf has a pending insertion: none to settle.
 		t.count++
 		dl := se.deadline
+		if t.height > 2 {
+			f := &t.finger[fingerSlot(se)]
+			if l := *f; l != nil && t.fingerFits(l, dl) {
+				nd = &l.tlNode
+			} else {
+				nd = descend(nd, dl)
+				*f = nd.asLeaf()
+			}
+		}
 		for !nd.leaf {
 			// The child an entity of deadline dl goes into: after every
 			// separator at or before dl, so that an insertion goes after
@@ -169,6 +241,10 @@ func (t *bTimeline) insert(se *SchedEntity) {
 			return
 		}
 		t.splitLeaf(l, l.upperFull(dl), se, x)
+		if t.height > 2 {
+			// The finger follows se into the half it went to.
+			t.finger[fingerSlot(se)] = se.tlLeaf
+		}
 		return
 	}
 	if t.pending != nil {

@@ -48,9 +48,30 @@ func (h *tlHarness) insert(deadline, vruntime int64, slice uint64, reuse int) {
 	}
 	h.seq++
 	se.deadline, se.vruntime, se.slice, se.seq = tlAt(deadline), tlAt(vruntime), slice, h.seq
+	want := h.descentLeaf(se.deadline)
 	h.tr.insert(se)
 	h.or.ReplaceOrInsert(se)
 	h.check("insert(%s)", se.name)
+	if want != nil && se.tlLeaf != want {
+		h.tb.Fatalf("insert(%s): in leaf %p, the descent's is %p (a finger took another leaf)", se.name, se.tlLeaf, want)
+	}
+}
+
+// descentLeaf returns the leaf that the descent from the root takes for
+// an insertion of deadline dl into a tree of more than two levels, where
+// insert may start from a finger instead, when that leaf has room (a
+// full one splits, and the entity may end in either half); nil
+// otherwise. An insertion that a finger places must land in the same
+// leaf, so that the tree's shape does not depend on the fingers.
+func (h *tlHarness) descentLeaf(dl uint64) *tlLeaf {
+	if h.tr.height <= 2 || h.tr.pending != nil {
+		return nil
+	}
+	l := descend(h.tr.root, dl).asLeaf()
+	if l.n == leafMax {
+		return nil
+	}
+	return l
 }
 
 // swap is a context switch: an insertion immediately followed by the
