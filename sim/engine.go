@@ -470,7 +470,7 @@ func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 // its stint). On one CPU it is kept apart as the pending completion
 // (nextIsDone), with the sequence number post would have given it,
 // replacing the pending one, stale by then (only the task the CPU runs,
-// while it progresses, has a live completion, and switchOut drops it);
+// while it progresses, has a live completion, and the switch-out drops it);
 // one posted for a stint that has already ended is dropped, as a stale
 // event would be.
 func (s *Sim) postDone(at uint64, t *task, c int32, gen uint32) {
@@ -618,7 +618,7 @@ func (s *Sim) nextIsTick() bool {
 // nextIsDone reports whether the next event is the pending completion
 // (donePosted). There is at most one live completion on one CPU, and a
 // preemption makes it stale: kept apart from the heap, it costs no push
-// and pop, and a preemption drops it (switchOut) rather than leave a
+// and pop, and a preemption drops it (switchTo) rather than leave a
 // stale event to pop. It comes after the pending tick if that is not
 // later (the tick's class is earlier), and before the heap's least event
 // in the order of event.before: if earlier, or at the same time if that
@@ -747,7 +747,7 @@ func (s *Sim) complete(ti int32, gen uint32) {
 
 // pushResume queues a task that starts to progress at the current time.
 // On one CPU the queue is one slot, resume1: every switch-in before the
-// last has been switched out since, which made its item stale (switchOut
+// last has been switched out since, which made its item stale (switchTo
 // counts a new stint), so only the last can still resume, and a slot
 // spares the slice's append and its walk.
 func (s *Sim) pushResume(c, t int32, gen uint32) {
