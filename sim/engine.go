@@ -564,14 +564,35 @@ func (s *Sim) step() bool {
 			s.done = true
 			return false
 		}
-		if s.pastStop(s.heap[0].at) {
+		h := &s.heap[0]
+		if s.pastStop(h.at) {
 			return false
 		}
-		ev := s.heap[0]
-		s.heap.removeTop()
-		s.advance(ev.at)
-		s.dispatch(&ev)
-		cls = ev.cls
+		if h.kind == evWake {
+			// A timer's expiry, the most common queued event, is
+			// read in place rather than copied, and handled here
+			// rather than in dispatch: the task wakes unless the
+			// event is stale.
+			at, ti, gen := h.at, h.task, h.gen
+			s.heap.removeTop()
+			s.advance(at)
+			if t := &s.tasks[ti]; t.state == stBlocked && t.wakeGen == gen {
+				s.events++
+				cpu := int32(t.st.CPU())
+				s.here = cpu
+				s.wake(t, -1, false)
+				if len(s.slackq) > 0 {
+					s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
+				}
+			}
+			cls = clsTimer
+		} else {
+			ev := *h
+			s.heap.removeTop()
+			s.advance(ev.at)
+			s.dispatch(&ev)
+			cls = ev.cls
+		}
 	}
 	if cls < clsTask {
 		if s.moreBeforeTasks() {
@@ -689,25 +710,14 @@ func (s *Sim) checkAndReport() {
 	}
 }
 
-// dispatch handles one event; stale events are dropped without counting.
+// dispatch handles one event other than a timer's expiry (evWake, which
+// step handles itself); stale events are dropped without counting.
 func (s *Sim) dispatch(ev *event) {
 	switch ev.kind {
 	case evStart:
 		s.events++
 		s.here = -1
 		s.startTask(ev.task)
-	case evWake:
-		t := &s.tasks[ev.task]
-		if t.state != stBlocked || t.wakeGen != ev.gen {
-			return
-		}
-		s.events++
-		cpu := int32(t.st.CPU())
-		s.here = cpu
-		s.wake(t, -1, false)
-		if len(s.slackq) > 0 {
-			s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
-		}
 	case evDone:
 		s.complete(ev.task, ev.gen)
 	case evResched:
