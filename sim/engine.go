@@ -112,7 +112,7 @@ type Sim struct {
 
 	now     uint64
 	seq     uint64
-	heap    eventHeap // every event but the tick instant and a completion kept apart
+	queue   eventQueue // every event but the tick instant and a completion kept apart
 	cpus    []cpu
 	tasks   []task
 	chans   []chanState
@@ -135,13 +135,13 @@ type Sim struct {
 	// Ticks and reschedules (§7.3).
 	ticking    *topology.Mask // NohzIdle: the CPUs whose tick runs (busy ones)
 	tickPosted bool           // a tick instant is pending, at tickAt
-	tickAt     uint64         // (kept out of the heap: see nextIsTick)
+	tickAt     uint64         // (kept out of the queue: see nextIsTick)
 	meter      *energyMeter   // Config.EnergyModel's accounting, sampled at tick instants; nil without
 	due        *topology.Mask // CPUs whose reschedule is due at this instant
 	nDue       int
 	flushing   bool
 
-	// The running task's completion, on one CPU (kept out of the heap:
+	// The running task's completion, on one CPU (kept out of the queue:
 	// see nextIsDone).
 	doneApart  bool   // completions are kept here: the machine has one CPU
 	donePosted bool   // a completion is pending, at doneAt
@@ -450,20 +450,20 @@ func latencyCapacity(p *program, stop uint64) int {
 // post queues an event.
 func (s *Sim) post(at uint64, k evKind, t, c int32, gen uint32) {
 	s.seq++
-	e := s.heap.add()
+	e := s.queue.add()
 	e.at, e.seq, e.ord, e.task, e.cpu, e.gen, e.kind, e.cls = at, s.seq, 0, t, c, gen, k, classOf[k]
 	e.key = e.orderKey()
-	s.heap.up()
+	s.queue.up()
 }
 
 // postTimer queues the expiry of a timer t armed now, which orders it
 // among the expiries of its instant (§7.3 step 2).
 func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 	s.seq++
-	e := s.heap.add()
+	e := s.queue.add()
 	e.at, e.seq, e.ord, e.task, e.cpu, e.gen, e.kind, e.cls = at, s.seq, s.now, t, -1, gen, evWake, clsTimer
 	e.key = e.orderKey()
-	s.heap.up()
+	s.queue.up()
 }
 
 // postDone posts the completion at at of task t running on CPU c (gen:
@@ -560,11 +560,11 @@ func (s *Sim) step() bool {
 		}
 		cls = clsTick
 	} else {
-		if len(s.heap) == 0 {
+		if len(s.queue.ev) == 0 {
 			s.done = true
 			return false
 		}
-		h := &s.heap[0]
+		h := &s.queue.ev[0]
 		if s.pastStop(h.at) {
 			return false
 		}
@@ -574,7 +574,7 @@ func (s *Sim) step() bool {
 			// rather than in dispatch: the task wakes unless the
 			// event is stale.
 			at, ti, gen := h.at, h.task, h.gen
-			s.heap.removeTop()
+			s.queue.removeTop()
 			s.advance(at)
 			if t := &s.tasks[ti]; t.state == stBlocked && t.wakeGen == gen {
 				s.events++
@@ -588,7 +588,7 @@ func (s *Sim) step() bool {
 			cls = clsTimer
 		} else {
 			ev := *h
-			s.heap.removeTop()
+			s.queue.removeTop()
 			s.advance(ev.at)
 			s.dispatch(&ev)
 			cls = ev.cls
@@ -625,23 +625,23 @@ func (s *Sim) step() bool {
 }
 
 // nextIsTick reports whether the next event is the pending tick instant.
-// There is at most one, so it is kept apart from the heap, where it would
-// cost a push and a pop every tick: it comes before the heap's least
+// There is at most one, so it is kept apart from the queue, where it would
+// cost a push and a pop every tick: it comes before the queue's least
 // event if earlier, or at the same time if that event's class is later
 // than clsTick (two events of different classes never tie).
 func (s *Sim) nextIsTick() bool {
 	if !s.tickPosted {
 		return false
 	}
-	return len(s.heap) == 0 || s.tickAt < s.heap[0].at || s.tickAt == s.heap[0].at && s.heap[0].cls > clsTick
+	return len(s.queue.ev) == 0 || s.tickAt < s.queue.ev[0].at || s.tickAt == s.queue.ev[0].at && s.queue.ev[0].cls > clsTick
 }
 
 // nextIsDone reports whether the next event is the pending completion
 // (donePosted). There is at most one live completion on one CPU, and a
-// preemption makes it stale: kept apart from the heap, it costs no push
+// preemption makes it stale: kept apart from the queue, it costs no push
 // and pop, and a preemption drops it (switchTo) rather than leave a
 // stale event to pop. It comes after the pending tick if that is not
-// later (the tick's class is earlier), and before the heap's least event
+// later (the tick's class is earlier), and before the queue's least event
 // in the order of event.before: if earlier, or at the same time if that
 // event's class is later than clsTask, or is clsTask but was posted
 // after it.
@@ -649,10 +649,10 @@ func (s *Sim) nextIsDone() bool {
 	if s.tickPosted && s.tickAt <= s.doneAt {
 		return false
 	}
-	if len(s.heap) == 0 {
+	if len(s.queue.ev) == 0 {
 		return true
 	}
-	h := &s.heap[0]
+	h := &s.queue.ev[0]
 	return s.doneAt < h.at || s.doneAt == h.at && (h.cls > clsTask || h.cls == clsTask && s.doneSeq < h.seq)
 }
 
@@ -660,7 +660,7 @@ func (s *Sim) nextIsDone() bool {
 // before clsTask) is still pending at the current instant.
 func (s *Sim) moreBeforeTasks() bool {
 	return s.tickPosted && s.tickAt == s.now ||
-		len(s.heap) > 0 && s.heap[0].at == s.now && s.heap[0].cls < clsTask
+		len(s.queue.ev) > 0 && s.queue.ev[0].at == s.now && s.queue.ev[0].cls < clsTask
 }
 
 // pastStop reports whether the next event, at at, lies past the stop
