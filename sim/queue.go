@@ -211,8 +211,11 @@ func (h *eventHeap) removeTop() {
 // The event queue's two forms: sorted while it holds few events, a
 // binary heap once it has grown past sortedMax, sorted again once a pop
 // leaves it with sortedMin or fewer (the gap keeps a queue whose size
-// hovers near one bound from changing form at every event).
-const (
+// hovers near one bound from changing form at every event). They are
+// variables only for the tests, which force either form for a whole run
+// (sortedMax −1 and sortedMin −1: always the heap; a sortedMax beyond
+// any queue's size: always sorted) and compare the runs.
+var (
 	sortedMax = 16
 	sortedMin = 4
 )
