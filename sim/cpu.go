@@ -202,7 +202,22 @@ func (s *Sim) ticks() {
 	}
 	if s.cfg.Nohz == smp.NohzOff {
 		if len(s.cpus) == 1 {
-			s.tick(&s.cpus[0]) // one CPU: no loop to set up
+			// One CPU: tick, written out (no loop to set up, and
+			// one call less at every tick instant).
+			c := &s.cpus[0]
+			s.events++
+			if s.slog != nil && c.curr >= 0 {
+				s.logOp("tick", "", "")
+			}
+			s.here = c.id
+			s.ftraceTick(c)
+			s.sys.Tick(int(c.id))
+			if s.preemptNow(c) {
+				s.undue(c.id)
+				s.schedule(c)
+			} else {
+				s.collectResched()
+			}
 		} else {
 			for i := range s.cpus {
 				s.tick(&s.cpus[i])
