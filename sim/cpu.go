@@ -149,7 +149,7 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		t.delayMaxAt = t.runnableSince
 	}
 	if s.swCost == 0 {
-		s.pushResume(c.id, t.idx, t.gen)
+		s.pushResume(c.id, t)
 	} else {
 		s.post(s.now+s.swCost, evResume, t.idx, c.id, t.gen)
 	}

@@ -79,6 +79,14 @@ type resumeItem struct {
 	gen  uint32
 }
 
+// oneResume is the one CPU's resume slot: its task by pointer, which the
+// drain in step reads without indexing the tasks (on one CPU the CPU is
+// always 0).
+type oneResume struct {
+	t   *task
+	gen uint32
+}
+
 // maxStepsAtOneTime bounds the program steps run without simulated time
 // moving: beyond it a program is spinning in zero time (a livelock).
 const maxStepsAtOneTime = 1 << 20
@@ -122,10 +130,10 @@ type Sim struct {
 	rng     *rand.PCG
 	resume  []resumeItem
 	rhead   int
-	resumed bool       // a switch-in waits to resume: resume1 on one CPU, else in resume
-	resume1 resumeItem // the one CPU's last switch-in (doneApart)
-	live    int        // tasks not exited
-	steps   int        // program steps at the current time
+	resumed bool      // a switch-in waits to resume: resume1 on one CPU, else in resume
+	resume1 oneResume // the one CPU's last switch-in (doneApart)
+	live    int       // tasks not exited
+	steps   int       // program steps at the current time
 	done    bool
 	err     error
 	debug   bool
@@ -612,12 +620,11 @@ func (s *Sim) step() bool {
 		// One call less for half the events of one CPU.
 		for s.resumed && s.err == nil {
 			s.resumed = false
-			it := s.resume1
-			t := &s.tasks[it.task]
-			if t.gen != it.gen || s.cpus[0].curr != it.task || t.state != stRunning || t.progressing {
+			t, c := s.resume1.t, &s.cpus[0]
+			if t.gen != s.resume1.gen || c.curr != t.idx || t.state != stRunning || t.progressing {
 				continue
 			}
-			s.resumeTask(&s.cpus[0], t)
+			s.resumeTask(c, t)
 		}
 		s.resumed = false
 	}
@@ -760,13 +767,13 @@ func (s *Sim) complete(ti int32, gen uint32) {
 // last has been switched out since, which made its item stale (switchTo
 // counts a new stint), so only the last can still resume, and a slot
 // spares the slice's append and its walk.
-func (s *Sim) pushResume(c, t int32, gen uint32) {
+func (s *Sim) pushResume(c int32, t *task) {
 	s.resumed = true
 	if s.doneApart {
-		s.resume1 = resumeItem{cpu: c, task: t, gen: gen}
+		s.resume1 = oneResume{t: t, gen: t.gen}
 		return
 	}
-	s.resume = append(s.resume, resumeItem{cpu: c, task: t, gen: gen})
+	s.resume = append(s.resume, resumeItem{cpu: c, task: t.idx, gen: t.gen})
 }
 
 // drainResumes runs the tasks switched in at the current time, in order
