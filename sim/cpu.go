@@ -94,7 +94,7 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 			t.progressing = false
 		}
 		t.gen++
-		if s.donePosted && s.doneTask == prev {
+		if s.donePosted && s.doneTask == t {
 			s.donePosted = false // stale now: dropped rather than popped
 		}
 		if s.cfg.Trace {

@@ -155,7 +155,7 @@ type Sim struct {
 	donePosted bool   // a completion is pending, at doneAt
 	doneAt     uint64 // its time,
 	doneSeq    uint64 // its posting sequence,
-	doneTask   int32  // its task
+	doneTask   *task  // its task (by pointer: step reads it without indexing the tasks)
 	doneGen    uint32 // and the task's gen when it was posted
 
 	// Counters.
@@ -491,7 +491,7 @@ func (s *Sim) postDone(at uint64, t *task, c int32, gen uint32) {
 		return
 	}
 	s.donePosted = true
-	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t.idx, gen
+	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t, gen
 }
 
 // fail records the first internal error; the run stops at the next step.
@@ -552,7 +552,7 @@ func (s *Sim) step() bool {
 		s.advance(s.doneAt)
 		// complete, written out: one call less for the most common
 		// event on one CPU (the end of a Run phase).
-		if t := &s.tasks[s.doneTask]; t.completes(s.doneGen) {
+		if t := s.doneTask; t.completes(s.doneGen) {
 			s.events++
 			s.phaseDone(&s.cpus[t.runCPU], t)
 		}
