@@ -230,11 +230,12 @@ var (
 // heap's pop walked its levels with a comparison and a 48-byte move at
 // each, and cost about a hundred instructions even for four events. The
 // popped slots, in front of ev in base, are reclaimed when a push finds
-// no room after ev (one memmove of the live events, every few hundred
-// pops) or the queue empty. Many events (a large machine's timers) are a
-// binary heap, O(log n) each way: a sorted array is a valid heap, so the
-// change to it costs nothing, and the change back (at sortedMin events)
-// is an insertion sort of those few.
+// no room after ev (one memmove of the live events, once every so many
+// pushes as the array has slots beyond them: about a hundred on one CPU)
+// or when the queue empties. Many events (a large machine's timers) are
+// a binary heap, O(log n) each way: a sorted array is a valid heap, so
+// the change to it costs nothing, and the change back (at sortedMin
+// events) is an insertion sort of those few.
 type eventQueue struct {
 	ev     eventHeap // the queued events: ascending, or a heap when heaped
 	base   eventHeap // the array ev lies in, from its start (length 0)
