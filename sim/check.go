@@ -19,7 +19,7 @@ import "fmt"
 // consistent); the simulator's view of forced idle must match smp's.
 //
 // The simulator's own runtime accounting is compared with eevdf's
-// sum_exec_runtime at every switch-out (switchOut).
+// sum_exec_runtime at every switch-out (switchTo).
 func (s *Sim) check() error {
 	if err := s.sys.Check(); err != nil {
 		return err

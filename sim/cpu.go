@@ -52,12 +52,17 @@ func (s *Sim) schedule(c *cpu) {
 // switchTo makes next (−1: idle) the task c runs, after the runqueue has
 // made it curr. A context switch happens iff next differs from the running
 // task; it is a preemption when the task switched out is still runnable.
+//
+// The switch-out of the previous task and the switch-in of the next are
+// written out here, their only caller, in that order: as two functions
+// of their own they cost two calls and a second lookup of a task at
+// every context switch.
 func (s *Sim) switchTo(c *cpu, next int32) {
 	prev := c.curr
 	if prev == next {
 		return
 	}
-	var nt *task // next's, found once for the test below and switchIn
+	var nt *task // next's, found once for the test below and the switch-in
 	if next >= 0 {
 		nt = &s.tasks[next]
 		if nt.state == stRunning && nt.runCPU != c.id {
@@ -69,7 +74,42 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	}
 	preempt := false
 	if prev >= 0 {
-		preempt = s.switchOut(c, prev)
+		// The switch-out: the CPU time prev got since its switch-in is
+		// added up, its Run phase progress is recorded, and its pending
+		// completion or resume event is made stale (a completion kept
+		// apart, on one CPU, is dropped). It is a preemption if prev
+		// stays runnable.
+		t := &s.tasks[prev]
+		t.runtime += s.clock(c) - t.tcIn
+		if t.progressing {
+			switch {
+			case t.inRun && !t.spin:
+				// remaining −= the work of this segment (asym.go)
+				w := min(workIn(c, s.now-t.segStart), t.remaining)
+				t.remaining -= w
+				t.work += w
+			case t.spin:
+				t.work += workIn(c, s.now-t.segStart)
+			}
+			t.progressing = false
+		}
+		t.gen++
+		if s.donePosted && s.doneTask == t {
+			s.donePosted = false // stale now: dropped rather than popped
+		}
+		if s.cfg.Trace {
+			s.endSlice(c, prev, s.now)
+		}
+		t.runCPU = -1
+		if s.debug && t.runtime != t.se.SumExecRuntime() {
+			s.fail(fmt.Errorf("%s: simulator runtime %d ns, eevdf sum_exec_runtime %d ns", t.name, t.runtime, t.se.SumExecRuntime()))
+		}
+		if t.state == stRunning {
+			t.state = stRunnable
+			t.runnableSince = s.now
+			t.preempted++
+			preempt = true
+		}
 		c.busy += s.now - c.busySince
 	}
 	c.curr = next
@@ -80,68 +120,16 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		c.preemptions++
 		s.preemptions++
 	}
-	if nt != nil {
-		c.busySince = s.now
-		s.switchIn(c, nt)
-	} else if s.cfg.Nohz == smp.NohzIdle && s.tickStops(c) {
-		s.ticking.Clear(int(c.id)) // the idle CPU stops its tick
-	}
-}
-
-// syncCurr brings the simulator's view of c to what its runqueue runs:
-// a CPU that smp switched on its own (not through Schedule) reports it in
-// Resched, and is switched here.
-func (s *Sim) syncCurr(c *cpu) {
-	if next := s.idx(s.sys.Curr(int(c.id))); next != c.curr {
-		s.switchTo(c, next)
-	}
-	if s.core != nil {
-		s.syncForced(c)
-	}
-}
-
-// switchOut stops the running task t on c: the CPU time it got since its
-// switch-in is added up, its Run phase progress is recorded, and its pending
-// completion or resume event is made stale (a completion kept apart, on
-// one CPU, is dropped). It reports whether t stays runnable (a preemption).
-func (s *Sim) switchOut(c *cpu, ti int32) bool {
-	t := &s.tasks[ti]
-	t.runtime += s.clock(c) - t.tcIn
-	if t.progressing {
-		switch {
-		case t.inRun && !t.spin:
-			// remaining −= the work of this segment (asym.go)
-			w := min(workIn(c, s.now-t.segStart), t.remaining)
-			t.remaining -= w
-			t.work += w
-		case t.spin:
-			t.work += workIn(c, s.now-t.segStart)
+	if nt == nil {
+		if s.cfg.Nohz == smp.NohzIdle && s.tickStops(c) {
+			s.ticking.Clear(int(c.id)) // the idle CPU stops its tick
 		}
-		t.progressing = false
+		return
 	}
-	t.gen++
-	if s.donePosted && s.doneTask == ti {
-		s.donePosted = false // stale now: dropped rather than popped
-	}
-	if s.cfg.Trace {
-		s.endSlice(c, ti, s.now)
-	}
-	t.runCPU = -1
-	if s.debug && t.runtime != t.se.SumExecRuntime() {
-		s.fail(fmt.Errorf("%s: simulator runtime %d ns, eevdf sum_exec_runtime %d ns", t.name, t.runtime, t.se.SumExecRuntime()))
-	}
-	if t.state == stRunning {
-		t.state = stRunnable
-		t.runnableSince = s.now
-		t.preempted++
-		return true
-	}
-	return false
-}
-
-// switchIn starts t on c: its run delay (since it became runnable) is
-// recorded, and it starts to progress after the switch cost.
-func (s *Sim) switchIn(c *cpu, t *task) {
+	// The switch-in: next's run delay (since it became runnable) is
+	// recorded, and it starts to progress after the switch cost.
+	c.busySince = s.now
+	t := nt
 	t.state = stRunning
 	t.runCPU = c.id
 	t.tcIn = s.clock(c)
@@ -161,7 +149,7 @@ func (s *Sim) switchIn(c *cpu, t *task) {
 		t.delayMaxAt = t.runnableSince
 	}
 	if s.swCost == 0 {
-		s.pushResume(c.id, t.idx, t.gen)
+		s.pushResume(c.id, t)
 	} else {
 		s.post(s.now+s.swCost, evResume, t.idx, c.id, t.gen)
 	}
@@ -172,6 +160,18 @@ func (s *Sim) switchIn(c *cpu, t *task) {
 		if !s.tickPosted {
 			s.postTick()
 		}
+	}
+}
+
+// syncCurr brings the simulator's view of c to what its runqueue runs:
+// a CPU that smp switched on its own (not through Schedule) reports it in
+// Resched, and is switched here.
+func (s *Sim) syncCurr(c *cpu) {
+	if next := s.idx(s.sys.Curr(int(c.id))); next != c.curr {
+		s.switchTo(c, next)
+	}
+	if s.core != nil {
+		s.syncForced(c)
 	}
 }
 
@@ -202,7 +202,22 @@ func (s *Sim) ticks() {
 	}
 	if s.cfg.Nohz == smp.NohzOff {
 		if len(s.cpus) == 1 {
-			s.tick(&s.cpus[0]) // one CPU: no loop to set up
+			// One CPU: tick, written out (no loop to set up, and
+			// one call less at every tick instant).
+			c := &s.cpus[0]
+			s.events++
+			if s.slog != nil && c.curr >= 0 {
+				s.logOp("tick", "", "")
+			}
+			s.here = c.id
+			s.ftraceTick(c)
+			s.sys.Tick(int(c.id))
+			if s.preemptNow(c) {
+				s.undue(c.id)
+				s.schedule(c)
+			} else {
+				s.collectResched()
+			}
 		} else {
 			for i := range s.cpus {
 				s.tick(&s.cpus[i])
@@ -446,5 +461,8 @@ func (s *Sim) block(c *cpu, t *task, st taskState) {
 	if s.core != nil {
 		s.syncForced(c)
 	}
-	s.settle()
+	// settle, written out: its two tests inline here, where its call
+	// cost more than they do at every sleep.
+	s.collectResched()
+	s.flushDue()
 }

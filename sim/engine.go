@@ -79,6 +79,14 @@ type resumeItem struct {
 	gen  uint32
 }
 
+// oneResume is the one CPU's resume slot: its task by pointer, which the
+// drain in step reads without indexing the tasks (on one CPU the CPU is
+// always 0).
+type oneResume struct {
+	t   *task
+	gen uint32
+}
+
 // maxStepsAtOneTime bounds the program steps run without simulated time
 // moving: beyond it a program is spinning in zero time (a livelock).
 const maxStepsAtOneTime = 1 << 20
@@ -112,7 +120,7 @@ type Sim struct {
 
 	now     uint64
 	seq     uint64
-	heap    eventHeap // every event but the tick instant and a completion kept apart
+	queue   eventQueue // every event but the tick instant and a completion kept apart
 	cpus    []cpu
 	tasks   []task
 	chans   []chanState
@@ -122,10 +130,10 @@ type Sim struct {
 	rng     *rand.PCG
 	resume  []resumeItem
 	rhead   int
-	resumed bool       // a switch-in waits to resume: resume1 on one CPU, else in resume
-	resume1 resumeItem // the one CPU's last switch-in (doneApart)
-	live    int        // tasks not exited
-	steps   int        // program steps at the current time
+	resumed bool      // a switch-in waits to resume: resume1 on one CPU, else in resume
+	resume1 oneResume // the one CPU's last switch-in (doneApart)
+	live    int       // tasks not exited
+	steps   int       // program steps at the current time
 	done    bool
 	err     error
 	debug   bool
@@ -135,19 +143,19 @@ type Sim struct {
 	// Ticks and reschedules (§7.3).
 	ticking    *topology.Mask // NohzIdle: the CPUs whose tick runs (busy ones)
 	tickPosted bool           // a tick instant is pending, at tickAt
-	tickAt     uint64         // (kept out of the heap: see nextIsTick)
+	tickAt     uint64         // (kept out of the queue: see nextIsTick)
 	meter      *energyMeter   // Config.EnergyModel's accounting, sampled at tick instants; nil without
 	due        *topology.Mask // CPUs whose reschedule is due at this instant
 	nDue       int
 	flushing   bool
 
-	// The running task's completion, on one CPU (kept out of the heap:
+	// The running task's completion, on one CPU (kept out of the queue:
 	// see nextIsDone).
 	doneApart  bool   // completions are kept here: the machine has one CPU
 	donePosted bool   // a completion is pending, at doneAt
 	doneAt     uint64 // its time,
 	doneSeq    uint64 // its posting sequence,
-	doneTask   int32  // its task
+	doneTask   *task  // its task (by pointer: step reads it without indexing the tasks)
 	doneGen    uint32 // and the task's gen when it was posted
 
 	// Counters.
@@ -450,27 +458,27 @@ func latencyCapacity(p *program, stop uint64) int {
 // post queues an event.
 func (s *Sim) post(at uint64, k evKind, t, c int32, gen uint32) {
 	s.seq++
-	e := s.heap.add()
+	e := s.queue.add()
 	e.at, e.seq, e.ord, e.task, e.cpu, e.gen, e.kind, e.cls = at, s.seq, 0, t, c, gen, k, classOf[k]
 	e.key = e.orderKey()
-	s.heap.up()
+	s.queue.up()
 }
 
 // postTimer queues the expiry of a timer t armed now, which orders it
 // among the expiries of its instant (§7.3 step 2).
 func (s *Sim) postTimer(at uint64, t int32, gen uint32) {
 	s.seq++
-	e := s.heap.add()
+	e := s.queue.add()
 	e.at, e.seq, e.ord, e.task, e.cpu, e.gen, e.kind, e.cls = at, s.seq, s.now, t, -1, gen, evWake, clsTimer
 	e.key = e.orderKey()
-	s.heap.up()
+	s.queue.up()
 }
 
 // postDone posts the completion at at of task t running on CPU c (gen:
 // its stint). On one CPU it is kept apart as the pending completion
 // (nextIsDone), with the sequence number post would have given it,
 // replacing the pending one, stale by then (only the task the CPU runs,
-// while it progresses, has a live completion, and switchOut drops it);
+// while it progresses, has a live completion, and the switch-out drops it);
 // one posted for a stint that has already ended is dropped, as a stale
 // event would be.
 func (s *Sim) postDone(at uint64, t *task, c int32, gen uint32) {
@@ -483,7 +491,7 @@ func (s *Sim) postDone(at uint64, t *task, c int32, gen uint32) {
 		return
 	}
 	s.donePosted = true
-	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t.idx, gen
+	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = at, s.seq, t, gen
 }
 
 // fail records the first internal error; the run stops at the next step.
@@ -544,7 +552,7 @@ func (s *Sim) step() bool {
 		s.advance(s.doneAt)
 		// complete, written out: one call less for the most common
 		// event on one CPU (the end of a Run phase).
-		if t := &s.tasks[s.doneTask]; t.completes(s.doneGen) {
+		if t := s.doneTask; t.completes(s.doneGen) {
 			s.events++
 			s.phaseDone(&s.cpus[t.runCPU], t)
 		}
@@ -560,18 +568,39 @@ func (s *Sim) step() bool {
 		}
 		cls = clsTick
 	} else {
-		if len(s.heap) == 0 {
+		if len(s.queue.ev) == 0 {
 			s.done = true
 			return false
 		}
-		if s.pastStop(s.heap[0].at) {
+		h := &s.queue.ev[0]
+		if s.pastStop(h.at) {
 			return false
 		}
-		ev := s.heap[0]
-		s.heap.removeTop()
-		s.advance(ev.at)
-		s.dispatch(&ev)
-		cls = ev.cls
+		if h.kind == evWake {
+			// A timer's expiry, the most common queued event, is
+			// read in place rather than copied, and handled here
+			// rather than in dispatch: the task wakes unless the
+			// event is stale.
+			at, ti, gen := h.at, h.task, h.gen
+			s.queue.removeTop()
+			s.advance(at)
+			if t := &s.tasks[ti]; t.state == stBlocked && t.wakeGen == gen {
+				s.events++
+				cpu := int32(t.st.CPU())
+				s.here = cpu
+				s.wake(t, -1, false)
+				if len(s.slackq) > 0 {
+					s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
+				}
+			}
+			cls = clsTimer
+		} else {
+			ev := *h
+			s.queue.removeTop()
+			s.advance(ev.at)
+			s.dispatch(&ev)
+			cls = ev.cls
+		}
 	}
 	if cls < clsTask {
 		if s.moreBeforeTasks() {
@@ -591,12 +620,11 @@ func (s *Sim) step() bool {
 		// One call less for half the events of one CPU.
 		for s.resumed && s.err == nil {
 			s.resumed = false
-			it := s.resume1
-			t := &s.tasks[it.task]
-			if t.gen != it.gen || s.cpus[0].curr != it.task || t.state != stRunning || t.progressing {
+			t, c := s.resume1.t, &s.cpus[0]
+			if t.gen != s.resume1.gen || c.curr != t.idx || t.state != stRunning || t.progressing {
 				continue
 			}
-			s.resumeTask(&s.cpus[0], t)
+			s.resumeTask(c, t)
 		}
 		s.resumed = false
 	}
@@ -604,23 +632,23 @@ func (s *Sim) step() bool {
 }
 
 // nextIsTick reports whether the next event is the pending tick instant.
-// There is at most one, so it is kept apart from the heap, where it would
-// cost a push and a pop every tick: it comes before the heap's least
+// There is at most one, so it is kept apart from the queue, where it would
+// cost a push and a pop every tick: it comes before the queue's least
 // event if earlier, or at the same time if that event's class is later
 // than clsTick (two events of different classes never tie).
 func (s *Sim) nextIsTick() bool {
 	if !s.tickPosted {
 		return false
 	}
-	return len(s.heap) == 0 || s.tickAt < s.heap[0].at || s.tickAt == s.heap[0].at && s.heap[0].cls > clsTick
+	return len(s.queue.ev) == 0 || s.tickAt < s.queue.ev[0].at || s.tickAt == s.queue.ev[0].at && s.queue.ev[0].cls > clsTick
 }
 
 // nextIsDone reports whether the next event is the pending completion
 // (donePosted). There is at most one live completion on one CPU, and a
-// preemption makes it stale: kept apart from the heap, it costs no push
-// and pop, and a preemption drops it (switchOut) rather than leave a
+// preemption makes it stale: kept apart from the queue, it costs no push
+// and pop, and a preemption drops it (switchTo) rather than leave a
 // stale event to pop. It comes after the pending tick if that is not
-// later (the tick's class is earlier), and before the heap's least event
+// later (the tick's class is earlier), and before the queue's least event
 // in the order of event.before: if earlier, or at the same time if that
 // event's class is later than clsTask, or is clsTask but was posted
 // after it.
@@ -628,10 +656,10 @@ func (s *Sim) nextIsDone() bool {
 	if s.tickPosted && s.tickAt <= s.doneAt {
 		return false
 	}
-	if len(s.heap) == 0 {
+	if len(s.queue.ev) == 0 {
 		return true
 	}
-	h := &s.heap[0]
+	h := &s.queue.ev[0]
 	return s.doneAt < h.at || s.doneAt == h.at && (h.cls > clsTask || h.cls == clsTask && s.doneSeq < h.seq)
 }
 
@@ -639,7 +667,7 @@ func (s *Sim) nextIsDone() bool {
 // before clsTask) is still pending at the current instant.
 func (s *Sim) moreBeforeTasks() bool {
 	return s.tickPosted && s.tickAt == s.now ||
-		len(s.heap) > 0 && s.heap[0].at == s.now && s.heap[0].cls < clsTask
+		len(s.queue.ev) > 0 && s.queue.ev[0].at == s.now && s.queue.ev[0].cls < clsTask
 }
 
 // pastStop reports whether the next event, at at, lies past the stop
@@ -689,25 +717,14 @@ func (s *Sim) checkAndReport() {
 	}
 }
 
-// dispatch handles one event; stale events are dropped without counting.
+// dispatch handles one event other than a timer's expiry (evWake, which
+// step handles itself); stale events are dropped without counting.
 func (s *Sim) dispatch(ev *event) {
 	switch ev.kind {
 	case evStart:
 		s.events++
 		s.here = -1
 		s.startTask(ev.task)
-	case evWake:
-		t := &s.tasks[ev.task]
-		if t.state != stBlocked || t.wakeGen != ev.gen {
-			return
-		}
-		s.events++
-		cpu := int32(t.st.CPU())
-		s.here = cpu
-		s.wake(t, -1, false)
-		if len(s.slackq) > 0 {
-			s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
-		}
 	case evDone:
 		s.complete(ev.task, ev.gen)
 	case evResched:
@@ -747,16 +764,16 @@ func (s *Sim) complete(ti int32, gen uint32) {
 
 // pushResume queues a task that starts to progress at the current time.
 // On one CPU the queue is one slot, resume1: every switch-in before the
-// last has been switched out since, which made its item stale (switchOut
+// last has been switched out since, which made its item stale (switchTo
 // counts a new stint), so only the last can still resume, and a slot
 // spares the slice's append and its walk.
-func (s *Sim) pushResume(c, t int32, gen uint32) {
+func (s *Sim) pushResume(c int32, t *task) {
 	s.resumed = true
 	if s.doneApart {
-		s.resume1 = resumeItem{cpu: c, task: t, gen: gen}
+		s.resume1 = oneResume{t: t, gen: t.gen}
 		return
 	}
-	s.resume = append(s.resume, resumeItem{cpu: c, task: t, gen: gen})
+	s.resume = append(s.resume, resumeItem{cpu: c, task: t.idx, gen: t.gen})
 }
 
 // drainResumes runs the tasks switched in at the current time, in order

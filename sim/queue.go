@@ -207,3 +207,124 @@ func (h *eventHeap) removeTop() {
 	// the length alone, without the pointer and its write barrier test.
 	*h = (*h)[:n]
 }
+
+// The event queue's two forms: sorted while it holds few events, a
+// binary heap once it has grown past sortedMax, sorted again once a pop
+// leaves it with sortedMin or fewer (the gap keeps a queue whose size
+// hovers near one bound from changing form at every event). They are
+// variables only for the tests, which force either form for a whole run
+// (sortedMax −1 and sortedMin −1: always the heap; a sortedMax beyond
+// any queue's size: always sorted) and compare the runs.
+var (
+	sortedMax = 16
+	sortedMin = 4
+)
+
+// eventQueue is the simulator's queue of events: ev[0] is the least in
+// either form, and the sequence of pops is the same in both, the order
+// being total.
+//
+// Few events (the sleepers of one CPU keep about four timers queued) are
+// kept in ascending order: a pop reslices ev past its first event, and a
+// push goes in from the end past the events later than it, where the
+// heap's pop walked its levels with a comparison and a 48-byte move at
+// each, and cost about a hundred instructions even for four events. The
+// popped slots, in front of ev in base, are reclaimed when a push finds
+// no room after ev (one memmove of the live events, once every so many
+// pushes as the array has slots beyond them: about a hundred on one CPU)
+// or when the queue empties. Many events (a large machine's timers) are
+// a binary heap, O(log n) each way: a sorted array is a valid heap, so
+// the change to it costs nothing, and the change back (at sortedMin
+// events) is an insertion sort of those few.
+type eventQueue struct {
+	ev     eventHeap // the queued events: ascending, or a heap when heaped
+	base   eventHeap // the array ev lies in, from its start (length 0)
+	heaped bool
+}
+
+// add appends a slot for an event, which the caller fills in, every
+// field, before calling up.
+func (q *eventQueue) add() *event {
+	if len(q.ev) == cap(q.ev) {
+		q.makeRoom()
+	}
+	n := len(q.ev)
+	q.ev = q.ev[:n+1]
+	return &q.ev[n]
+}
+
+// makeRoom makes room after ev for one more event: the live events move
+// to the front of base if popped slots are free there, else base grows.
+func (q *eventQueue) makeRoom() {
+	if len(q.ev) < cap(q.base) {
+		n := copy(q.base[:cap(q.base)], q.ev)
+		q.ev = q.base[:n]
+		return
+	}
+	q.ev = append(q.ev, event{})[:len(q.ev)]
+	q.base = q.ev[:0]
+}
+
+// up moves the event last added to its place.
+func (q *eventQueue) up() {
+	ev := q.ev
+	i := len(ev) - 1
+	if q.heaped || i >= sortedMax {
+		// Past sortedMax the sorted events are a heap already, which
+		// the new one joins as any other.
+		q.heaped = true
+		q.ev.up()
+		return
+	}
+	// Insertion from the end: the events after the new one's place
+	// move up a slot. Most often there are none or few.
+	if i <= 0 || !ev[i].before(&ev[i-1]) {
+		return
+	}
+	e := ev[i]
+	ev[i] = ev[i-1]
+	i--
+	for i > 0 && e.before(&ev[i-1]) {
+		ev[i] = ev[i-1]
+		i--
+	}
+	ev[i] = e
+}
+
+// removeTop removes the least event, ev[0], which the caller has read.
+// The sorted form's pop, one reslice, inlines; the rest is out of line.
+func (q *eventQueue) removeTop() {
+	if q.heaped || len(q.ev) <= 1 {
+		q.removeTopSlow()
+		return
+	}
+	q.ev = q.ev[1:]
+}
+
+// removeTopSlow is removeTop in the heap form, or of the last event.
+func (q *eventQueue) removeTopSlow() {
+	if !q.heaped {
+		q.ev = q.base // empty: the next push starts at the array's front
+		return
+	}
+	q.ev.removeTop()
+	if len(q.ev) <= sortedMin {
+		q.sort()
+	}
+}
+
+// sort brings a heap of few events to ascending order (an insertion
+// sort) and makes the queue sorted.
+func (q *eventQueue) sort() {
+	ev := q.ev
+	for j := 1; j < len(ev); j++ {
+		e := ev[j]
+		i := j
+		for i > 0 && e.before(&ev[i-1]) {
+			ev[i] = ev[i-1]
+			i--
+		}
+		ev[i] = e
+	}
+	q.heaped = false
+}

@@ -152,7 +152,7 @@ type task struct {
 
 // completes reports whether an evDone posted in t's stint gen is live:
 // t still runs in that stint, progressing in its Run or Spin phase. A
-// preemption (switchOut) ends the stint and makes the event stale.
+// preemption (switchTo) ends the stint and makes the event stale.
 func (t *task) completes(gen uint32) bool {
 	return t.gen == gen && t.state == stRunning && t.progressing && t.inRun
 }

@@ -400,14 +400,45 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 	if t == nil {
 		return nil, s.cpuErr(cpu)
 	}
-	was := s.schedIdleRq(cpu)
-	s.coreDequeue(cpu, t, false)
+	if s.core.on {
+		was := s.schedIdleRq(cpu)
+		s.coreDequeue(cpu, t, false)
+		if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
+			return nil, err
+		}
+		s.dequeued(cpu, was)
+		t.state = taskSleeping
+		return s.schedule(cpu, false), nil
+	}
+	// Without core scheduling, the sleep and its __schedule in one body:
+	// schedule's path (with prevIdle false) written out after the
+	// dequeue, one call less at every sleep. The pick's own test of
+	// sched_idle_rq is the one dequeued makes after the dequeue, as
+	// nothing changes the runqueue in between.
+	n := rq.NrRunning()
+	was := n > 0 && n == rq.NrIdle() // schedIdleRq
 	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
 		return nil, err
 	}
-	s.dequeued(cpu, was)
+	n = rq.NrRunning()
+	idleOnly := n > 0 && n == rq.NrIdle()
+	if !was && idleOnly {
+		s.cpus[cpu].nextBalance = s.jiffies // dequeued
+	}
 	t.state = taskSleeping
-	return s.schedule(cpu, false), nil
+	prev := rq.Curr()
+	next := rq.PickTask()
+	if rq.NrRunning() != n {
+		s.dequeued(cpu, idleOnly)
+	}
+	if next == nil {
+		return s.scheduleIdle(cpu, false, prev), nil
+	}
+	_ = rq.SetNext(next) // a pick is never delayed
+	if next != prev && s.asym {
+		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
+	}
+	return s.ownTask(next), nil
 }
 
 // dequeued is the end of __dequeue_task on cpu: a dequeue that leaves only
@@ -489,34 +520,68 @@ func (s *System) scheduleCPU(cpu int) *Task {
 
 // schedule is Schedule with the previous task's kind given: prevIdle says
 // the idle task ran (after the CPU stopper ran, neither did).
+//
+// The first pick is pickTask written out, and a pick that finds a task
+// ends here: the call of pickTask cost more than its body, at every
+// __schedule. A pick that finds nothing goes on in scheduleIdle.
 func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	if s.core.on {
 		return s.coreSchedule(cpu, prevIdle)
 	}
 	rq := s.rq(cpu)
 	prev := rq.Curr()
-	next := s.pickTask(cpu)
+	n := rq.NrRunning()
+	was := n > 0 && n == rq.NrIdle() // schedIdleRq, as pickTask has it
+	next := rq.PickTask()
+	if rq.NrRunning() != n {
+		s.dequeued(cpu, was)
+	}
+	if next == nil {
+		return s.scheduleIdle(cpu, prevIdle, prev)
+	}
+	// setNext, written out: it does not inline.
+	_ = rq.SetNext(next) // a pick is never delayed
+	if next != prev && s.asym {
+		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
+	}
+	if prevIdle {
+		s.updateRqAvgIdle(cpu) // put_prev_task_idle
+	}
+	return s.ownTask(next)
+}
+
+// setNext ends a __schedule on cpu whose pick found next:
+// set_next_task_fair (put_prev of prev with it), then, when the idle task
+// ran before (prevIdle), put_prev_task_idle's sample of avg_idle.
+func (s *System) setNext(cpu int, prevIdle bool, prev, next *eevdf.SchedEntity) *Task {
+	_ = s.cpus[cpu].rq.SetNext(next) // a pick is never delayed
+	if next != prev && s.asym {
+		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
+	}
+	if prevIdle {
+		s.updateRqAvgIdle(cpu) // put_prev_task_idle
+	}
+	return s.ownTask(next)
+}
+
+// scheduleIdle is schedule once its first pick found nothing: newly idle
+// balances, each followed by a pick again, while they pull; then the
+// switch to what was found, or to the idle task (set_next_task_idle's
+// record for has_idle_cores, and the idle loop's entry).
+func (s *System) scheduleIdle(cpu int, prevIdle bool, prev *eevdf.SchedEntity) *Task {
+	var next *eevdf.SchedEntity
 	for next == nil && s.newidleBalance(cpu) > 0 {
 		next = s.pickTask(cpu)
 	}
 	if next != nil {
-		_ = rq.SetNext(next) // a pick is never delayed
-		if next != prev && s.asym {
-			s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
-		}
-	} else {
-		rq.PutPrev()
+		return s.setNext(cpu, prevIdle, prev, next)
 	}
-	switch {
-	case prevIdle && next != nil:
-		s.updateRqAvgIdle(cpu) // put_prev_task_idle
-	case !prevIdle && next == nil:
+	s.cpus[cpu].rq.PutPrev()
+	if !prevIdle {
 		s.updateIdleCore(cpu) // set_next_task_idle
 	}
-	if next == nil {
-		s.idleEntry(cpu)
-	}
-	return s.ownTask(next)
+	s.idleEntry(cpu)
+	return nil
 }
 
 // pickTask is pick_task_fair on cpu. The delayed dequeues the pick
