@@ -24,6 +24,7 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	c.execStart = rq.clock
 	c.sumExec += uint64(delta)
 	c.vruntime += rq.calcDeltaFair(uint64(delta), c)
+	rq.vAtZero = false
 	resched := rq.updateDeadline(c)
 	if rq.kernel.minVruntimeRef() {
 		rq.updateMinVruntime()

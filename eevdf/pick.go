@@ -48,24 +48,30 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		}
 		return leftmost
 	}
+	if c != nil && !c.onRq {
+		c = nil // not a candidate
+	}
 	// Nothing below moves zero_vruntime or the sums: the two sides of
 	// the eligibility test are computed once, as eligibility does,
-	// written out so that curr's on_rq is tested once for both the sums
-	// and the candidates (and a call fewer a pick).
-	elig := eligibilityTest{avg: rq.sumWVruntime, load: int64(rq.sumWeight), zero: rq.zeroVruntime}
-	if c != nil {
-		if c.onRq {
+	// written out (a call fewer a pick), and the pick's tests (the buddy,
+	// curr, the leftmost) use them as a bound on the key, as the
+	// descent's matcher does: one division here instead of a 128-bit
+	// product a test (keyLimit). When V is held at zero_vruntime
+	// (vAtZero: a lag update or a renewed deadline has just moved it
+	// there, and nothing V is made of changed since), the bound is 0
+	// without the sums or the division; the sums {0, 1} express it to
+	// the descent (0 ≥ key·1 iff key ≤ 0).
+	elig := eligibilityTest{load: 1, zero: rq.zeroVruntime}
+	var lim int64
+	if !rq.vAtZero {
+		elig.avg, elig.load = rq.sumWVruntime, int64(rq.sumWeight)
+		if c != nil {
 			w := rq.w(c)
 			elig.avg += rq.entityKey(c) * w
 			elig.load += w
-		} else {
-			c = nil // not a candidate
 		}
+		lim = elig.keyLimit()
 	}
-	// The pick's eligibility tests (the buddy, curr, the leftmost) as a
-	// bound on the key, as the descent's matcher does: one division here
-	// instead of a 128-bit product a test (keyLimit).
-	lim := elig.keyLimit()
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
 	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && int64(rq.next.vruntime-elig.zero) <= lim {
@@ -231,7 +237,8 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 // current for the previous task (shared ancestors, which put_prev left);
 // an on_rq task then takes its effective weight from the fold. A real
 // switch (first) arms its slice protection; the re-install after a nice,
-// slice or group change does not.
+// slice or group change does not. Every caller has put the previous
+// entity back first: curr is nil on entry.
 func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 	rq.clearBuddies(se)
 	if se.onRq {
@@ -242,7 +249,11 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		} else {
 			rq.tl.rb.erase(se)
 		}
-		rq.sumSub(se)
+		// sumSub without its clearing of vAtZero: with no curr, se's
+		// term moves from the sums to curr unchanged, and V with it.
+		w := rq.w(se)
+		rq.sumWVruntime -= rq.entityKey(se) * w
+		rq.sumWeight -= uint64(w)
 	}
 	if rq.pelt {
 		if se.onRq {
@@ -350,6 +361,8 @@ func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity, charged bool) {
 		// switch: into the weighted sums and the timeline, as a new
 		// insertion.
 		if !rq.feat.Has(features.ParanoidAvg) {
+			// curr's term moves into the sums unchanged: V, and
+			// vAtZero, stay as they are.
 			w := rq.w(prev)
 			rq.sumWVruntime += rq.entityKey(prev) * w
 			rq.sumWeight += uint64(w)

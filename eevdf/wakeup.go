@@ -162,7 +162,13 @@ update:
 		}
 		base := se.vruntime // v7.1
 		if !v71 {
-			base = minVruntime(se.vruntime, rq.avgVruntime())
+			// V, read without a call when the lag update of this
+			// wakeup (or the pick) left it at zero_vruntime.
+			v := rq.zeroVruntime
+			if !rq.vAtZero {
+				v = rq.avgVruntime()
+			}
+			base = minVruntime(se.vruntime, v)
 		}
 		se.vprot = minVruntime(se.vprot, base+rq.calcDeltaFair(slice, se))
 		se.shareVprot()
