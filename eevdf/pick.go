@@ -162,7 +162,25 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 		return nil
 	}
 	prev := rq.curr
-	next := rq.pickTaskFair()
+	var next *SchedEntity
+	if rq.hNrQueued != 0 && !rq.kernel.minVruntimeRef() {
+		// pick_task_fair's first round, written here: pickNextEntity's
+		// loop without the buddy test of v6.18 and v6.12, so that a
+		// schedule reaches pick_eevdf one call less deep. A delayed
+		// pick is flushed as the loop does, and the loop goes on from
+		// its charge (which finds nothing to charge at this clock).
+		if prev != nil && prev.onRq {
+			rq.updateCurr()
+		}
+		next = rq.pickEevdf(true)
+		if next != nil && next.delayed {
+			rq.stats.Flushed++
+			rq.dequeueTask(next, DequeueSleep|DequeueDelayed)
+			next = rq.pickTaskFair()
+		}
+	} else {
+		next = rq.pickTaskFair()
+	}
 	if next != prev {
 		if prev != nil {
 			rq.putPrevTaskFair(prev, next, true) // the pick charged it
