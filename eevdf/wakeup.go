@@ -128,7 +128,20 @@ pick:
 	// empty; without, it compares with the raw pick_eevdf, so a delayed
 	// entity counts as "someone else".
 	if rq.feat.Has(features.PreemptFlushDelayed) {
-		if rq.pickNextEntity(action != actShort, false) == pse {
+		// pickNextEntity's first round written here, as in PickNext
+		// (one call less deep): the loop goes on there after a flush.
+		var se *SchedEntity
+		if rq.hNrQueued != 0 && !rq.kernel.minVruntimeRef() {
+			se = rq.pickEevdf(action != actShort)
+			if se != nil && se.delayed {
+				rq.stats.Flushed++
+				rq.dequeueTask(se, DequeueSleep|DequeueDelayed)
+				se = rq.pickNextEntity(action != actShort, false)
+			}
+		} else {
+			se = rq.pickNextEntity(action != actShort, false)
+		}
+		if se == pse {
 			goto preempt
 		}
 	} else if rq.hNrQueued != 0 && rq.pickEevdf(action != actShort) == pse {
