@@ -544,7 +544,7 @@ func (rq *CfsRq) MoveToGroup(se *SchedEntity, g *TaskGroup) error {
 		rq.enqueueTask(se, EnqueueRestore|EnqueueMove)
 	}
 	if running {
-		rq.setNextTaskFair(se, false)
+		rq.setNextTaskFair(nil, se, false)
 	}
 	// prio_changed_fair: the priority did not change.
 	switch {

@@ -182,12 +182,12 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 		next = rq.pickTaskFair()
 	}
 	if next != prev {
-		if prev != nil {
-			rq.putPrevTaskFair(prev, next, true) // the pick charged it
-		}
 		if next != nil {
-			rq.setNextTaskFair(next, true)
+			rq.setNextTaskFair(prev, next, true) // the pick charged prev
 		} else {
+			if prev != nil {
+				rq.putPrevTaskFair(prev, nil, true) // the pick charged it
+			}
 			rq.enterIdlePELT() // set_next_task_idle
 		}
 	}
@@ -240,10 +240,10 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 		return fmt.Errorf("%w: forced pick of %s", ErrDelayed, se.name)
 	}
 	if prev := rq.curr; prev != se {
-		if prev != nil {
-			rq.putPrevTaskFair(prev, se, false)
+		if prev != nil && prev.onRq {
+			rq.updateCurr() // put_prev_task_fair's charge
 		}
-		rq.setNextTaskFair(se, true)
+		rq.setNextTaskFair(prev, se, true)
 	}
 	rq.clearResched()
 	return nil
@@ -255,9 +255,38 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 // current for the previous task (shared ancestors, which put_prev left);
 // an on_rq task then takes its effective weight from the fold. A real
 // switch (first) arms its slice protection; the re-install after a nice,
-// slice or group change does not. Every caller has put the previous
-// entity back first: curr is nil on entry.
-func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
+// slice or group change does not.
+//
+// prev, the running entity or nil, is put back first (put_prev_task_fair
+// with next = se): a real switch's two halves in one function, a call
+// fewer a switch. Its charge is the caller's (the pick made it, or
+// SetNext before the call); a caller that has put curr back itself passes
+// nil. Either way curr is nil once prev is put.
+func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
+	if prev != nil {
+		// putPrevTaskFair without its charge, written here.
+		if rq.pelt {
+			rq.putPrevLevels(prev, se)
+		}
+		rq.curr = nil
+		if prev.onRq {
+			// __enqueue_entity written out, as in putPrevTaskFair.
+			if !rq.feat.Has(features.ParanoidAvg) {
+				w := rq.w(prev) // curr's term into the sums: V stays
+				rq.sumWVruntime += rq.entityKey(prev) * w
+				rq.sumWeight += uint64(w)
+			} else {
+				rq.sumAdd(prev)
+			}
+			rq.seq++
+			prev.seq = rq.seq
+			if rq.tl.rb == nil {
+				rq.tl.b.insert(prev)
+			} else {
+				rq.tl.rb.insert(prev)
+			}
+		}
+	}
 	rq.clearBuddies(se)
 	if se.onRq {
 		// __dequeue_entity (dequeueEntity) written out, a call fewer a
@@ -365,7 +394,8 @@ func (rq *CfsRq) setNextLevels(se *SchedEntity, first bool) {
 // pick_task_fair does before every pick, so that put_prev_entity's
 // update_curr would find nothing to charge: PickNext passes it and skips
 // the test (its loads and comparison: 5 to 7 instructions a schedule in
-// the pick loops).
+// the pick loops). A switch to another entity puts prev back in
+// setNextTaskFair, which holds a copy of this body without the charge.
 func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity, charged bool) {
 	if prev.onRq && !charged {
 		rq.updateCurr() // which charges nothing else (after a pick, at its clock)

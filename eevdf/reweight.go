@@ -163,7 +163,7 @@ func (rq *CfsRq) change(se *SchedEntity, apply func()) {
 		rq.enqueueTask(se, EnqueueRestore)
 	}
 	if running {
-		rq.setNextTaskFair(se, false)
+		rq.setNextTaskFair(nil, se, false)
 	}
 	rq.prioChangedFair(se, oldPrio)
 }
