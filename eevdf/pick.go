@@ -261,14 +261,15 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 // with next = se): a real switch's two halves in one function, a call
 // fewer a switch. Its charge is the caller's (the pick made it, or
 // SetNext before the call); a caller that has put curr back itself passes
-// nil. Either way curr is nil once prev is put.
+// nil.
 func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
 	if prev != nil {
-		// putPrevTaskFair without its charge, written here.
+		// putPrevTaskFair without its charge, written here; curr is
+		// not cleared, as nothing reads it before se replaces it below
+		// (a pointer store and its write-barrier test fewer).
 		if rq.pelt {
 			rq.putPrevLevels(prev, se)
 		}
-		rq.curr = nil
 		if prev.onRq {
 			// __enqueue_entity written out, as in putPrevTaskFair.
 			if !rq.feat.Has(features.ParanoidAvg) {
@@ -357,7 +358,7 @@ func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
 				}
 			}
 			se.vprot = vprot
-			se.shareVprot()
+			rq.shareVprot(se)
 		}
 	}
 }

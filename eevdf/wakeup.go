@@ -184,7 +184,7 @@ update:
 			base = minVruntime(se.vruntime, v)
 		}
 		se.vprot = minVruntime(se.vprot, base+rq.calcDeltaFair(slice, se))
-		se.shareVprot()
+		rq.shareVprot(se)
 	}
 	return
 
