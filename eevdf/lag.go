@@ -130,11 +130,11 @@ func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, keyBound) {
 		if c := rq.currOnRq(); c != nil {
 			maxSlice = c.slice
 		}
-		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-		if rq.tl.rb != nil {
-			a, ok = rq.tl.rb.root()
-		}
-		if ok {
+		if t := rq.tl.rb; t == nil { // timeline.root, inline for the B-tree, as in setNextTaskFair
+			if rq.tl.b.count != 0 {
+				maxSlice = max(maxSlice, rq.tl.b.agg.maxSlice)
+			}
+		} else if a, ok := t.root(); ok {
 			maxSlice = max(maxSlice, a.maxSlice)
 		}
 		limit = int64(rq.calcDeltaFair(maxSlice+rq.tickNsec, se))

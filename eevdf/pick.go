@@ -340,11 +340,14 @@ func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
 				// cfs_rq_min_slice, written out as in the wakeup
 				// check's update_protect_slice: the smallest slice of
 				// an on_rq curr (se here) and the timeline.
-				a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-				if rq.tl.rb != nil {
-					a, ok = rq.tl.rb.root()
-				}
-				if ok {
+				// timeline.root, inline for the B-tree: its
+				// minimum read only when it holds an entity (no
+				// flag kept across the backend's test).
+				if t := rq.tl.rb; t == nil {
+					if rq.tl.b.count != 0 {
+						slice = min(slice, rq.tl.b.agg.minSlice)
+					}
+				} else if a, ok := t.root(); ok {
 					slice = min(slice, a.minSlice)
 				}
 			} else {

@@ -166,11 +166,11 @@ update:
 		if c := rq.currOnRq(); c != nil {
 			slice = c.slice
 		}
-		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-		if rq.tl.rb != nil {
-			a, ok = rq.tl.rb.root()
-		}
-		if ok {
+		if t := rq.tl.rb; t == nil { // timeline.root, inline for the B-tree, as in setNextTaskFair
+			if rq.tl.b.count != 0 {
+				slice = min(slice, rq.tl.b.agg.minSlice)
+			}
+		} else if a, ok := t.root(); ok {
 			slice = min(slice, a.minSlice)
 		}
 		base := se.vruntime // v7.1
