@@ -34,11 +34,23 @@ func (rq *CfsRq) Stats() Stats {
 // the first eligible entity of the timeline — the leftmost if eligible,
 // otherwise the heap descent, which relies on eligibility being monotone
 // in vruntime and on exact subtree minima — unless an eligible curr has a
-// strictly earlier deadline (a tie goes to the timeline entity).
+// strictly earlier deadline (a tie goes to the timeline entity). v6.6's
+// pick over its vruntime-ordered timeline is pickEevdf66.
+//
+// The callers on the pick paths make the dispatch themselves (a call
+// fewer: two calls exceed the inlining budget): pickNextEntity tests the
+// kernel, and the first rounds of PickNext and of the wakeup check, which
+// v6.6 (like v6.18 and v6.12) leaves to pickNextEntity, call pickDeadline.
 func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	if rq.kernel == KernelV66 {
 		return rq.pickEevdf66()
 	}
+	return rq.pickDeadline(protect)
+}
+
+// pickDeadline is pick_eevdf over the deadline-ordered timeline (every
+// kernel but v6.6).
+func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
 	rq.stats.Picks++
 	leftmost := rq.tl.first()
 	c := rq.curr
@@ -129,7 +141,12 @@ func (rq *CfsRq) pickNextEntity(protect, charge bool) *SchedEntity {
 		if rq.kernel.minVruntimeRef() && rq.next != nil && rq.feat.Has(rq.kernel.buddyFeature()) && rq.entityEligible(rq.next) {
 			return rq.next // v6.18 and v6.12 tested the buddy here, in real picks only
 		}
-		se := rq.pickEevdf(protect)
+		var se *SchedEntity
+		if rq.kernel == KernelV66 { // pickEevdf, its dispatch written here (a call fewer)
+			se = rq.pickEevdf66()
+		} else {
+			se = rq.pickDeadline(protect)
+		}
 		if se == nil || !se.delayed {
 			return se
 		}
@@ -172,7 +189,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 		if prev != nil && prev.onRq {
 			rq.updateCurr()
 		}
-		next = rq.pickEevdf(true)
+		next = rq.pickDeadline(true) // pickEevdf, not v6.6
 		if next != nil && next.delayed {
 			rq.stats.Flushed++
 			rq.dequeueTask(next, DequeueSleep|DequeueDelayed)

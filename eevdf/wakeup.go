@@ -132,7 +132,7 @@ pick:
 		// (one call less deep): the loop goes on there after a flush.
 		var se *SchedEntity
 		if rq.hNrQueued != 0 && !rq.kernel.minVruntimeRef() {
-			se = rq.pickEevdf(action != actShort)
+			se = rq.pickDeadline(action != actShort) // pickEevdf, not v6.6
 			if se != nil && se.delayed {
 				rq.stats.Flushed++
 				rq.dequeueTask(se, DequeueSleep|DequeueDelayed)
