@@ -26,18 +26,24 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	c.vruntime += rq.calcDeltaFair(uint64(delta), c)
 	rq.vAtZero = false
 	resched := rq.updateDeadline(c)
-	if rq.kernel.minVruntimeRef() {
-		rq.updateMinVruntime()
-	}
-	if rq.hNrQueued == 1 {
-		return
-	}
 	// The kernel's test once: protection over (v6.12: the mark gone and
-	// curr ineligible, under PREEMPT_SHORT).
-	if rq.kernel < KernelV612 {
+	// curr ineligible, under PREEMPT_SHORT). The kernels after v6.18
+	// keep no min_vruntime: one test of the kernel selects their path.
+	if !rq.kernel.minVruntimeRef() {
+		if rq.hNrQueued == 1 {
+			return
+		}
 		resched = resched || !protectSlice(c)
 	} else {
-		resched = resched || rq.didPreemptShort(c)
+		rq.updateMinVruntime()
+		if rq.hNrQueued == 1 {
+			return
+		}
+		if rq.kernel < KernelV612 {
+			resched = resched || !protectSlice(c)
+		} else {
+			resched = resched || rq.didPreemptShort(c)
+		}
 	}
 	if resched {
 		rq.reschedLazy()
