@@ -134,8 +134,8 @@ func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
 // The loop is here rather than in each caller so that a pick is one call
 // fewer deep: each level cost about ten instructions a schedule.
 func (rq *CfsRq) pickNextEntity(protect, charge bool) *SchedEntity {
-	if c := rq.curr; charge && c != nil && c.onRq {
-		rq.updateCurr()
+	if c := rq.curr; charge && c != nil && c.onRq && int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c) // updateCurr's test on c, curr read once
 	}
 	for rq.hNrQueued != 0 {
 		if rq.kernel.minVruntimeRef() && rq.next != nil && rq.feat.Has(rq.kernel.buddyFeature()) && rq.entityEligible(rq.next) {
@@ -186,8 +186,8 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 		// schedule reaches pick_eevdf one call less deep. A delayed
 		// pick is flushed as the loop does, and the loop goes on from
 		// its charge (which finds nothing to charge at this clock).
-		if prev != nil && prev.onRq {
-			rq.updateCurr()
+		if prev != nil && prev.onRq && int64(rq.clock-prev.execStart) > 0 {
+			rq.chargeCurr(prev) // updateCurr's test on prev, curr read once
 		}
 		next = rq.pickDeadline(true) // pickEevdf, not v6.6
 		if next != nil && next.delayed {
