@@ -25,7 +25,16 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	c.sumExec += uint64(delta)
 	c.vruntime += rq.calcDeltaFair(uint64(delta), c)
 	rq.vAtZero = false
-	resched := rq.updateDeadline(c)
+	// update_deadline (updateDeadline) written out: its renewal was a
+	// call of its own, one call fewer at every renewal.
+	resched := !vBefore(c.vruntime, c.deadline)
+	if resched {
+		if !c.customSlice {
+			c.slice = rq.baseSlice
+		}
+		c.deadline = c.vruntime + rq.calcDeltaFair(c.slice, c)
+		rq.avgVruntime()
+	}
 	// The kernel's test once: protection over (v6.12: the mark gone and
 	// curr ineligible, under PREEMPT_SHORT). The kernels after v6.18
 	// keep no min_vruntime: one test of the kernel selects their path.
@@ -64,22 +73,17 @@ func (rq *CfsRq) UpdateCurr() {
 // is not carried over) with the slice refreshed from the base slice unless
 // it is custom. It reports whether the deadline was renewed.
 //
-// The test alone is inlined (most charges stay before the deadline); the
-// renewal is renewDeadline.
+// update_curr's call of it is written out in chargeCurr (the renewal was a
+// call of its own there, and the test inlined: one call fewer at each
+// renewal); the yield calls it.
 func (rq *CfsRq) updateDeadline(se *SchedEntity) bool {
 	if vBefore(se.vruntime, se.deadline) {
 		return false
 	}
-	rq.renewDeadline(se)
-	return true
-}
-
-// renewDeadline is update_deadline's renewal: the slice refreshed and a new
-// deadline one request past the vruntime.
-func (rq *CfsRq) renewDeadline(se *SchedEntity) {
 	if !se.customSlice {
 		se.slice = rq.baseSlice
 	}
 	se.deadline = se.vruntime + rq.calcDeltaFair(se.slice, se)
 	rq.avgVruntime()
+	return true
 }
