@@ -162,6 +162,8 @@ func (rq *CfsRq) avgVruntime() uint64 {
 // rather than the sums spares the sums' move (a product) and makes the
 // dequeue's test a comparison instead of a 128-bit product.
 //
+// updateEntityLag holds a copy of it, written out.
+//
 // After the move over a positive load it holds V as zero_vruntime
 // (vAtZero), for the pick and the wakeup check to read until something V
 // is made of is written. It does not read that state itself: its callers
