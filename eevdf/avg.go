@@ -179,7 +179,13 @@ func (rq *CfsRq) avgVruntimeTest() (uint64, keyBound) {
 	}
 	var delta, limit int64 // avgDelta, and the bound from the moved v0
 	if rq.sumWeight != 0 {
-		delta = floorAvg(avg, load)
+		// load > 0, always (a sum of weights, geMulLoad): the test
+		// lets the compiler drop the division's checks, the zero one
+		// with its call, and a function that calls nothing runs
+		// without a frame.
+		if load > 0 {
+			delta = floorAvg(avg, load)
+		}
 	} else if c != nil {
 		delta = rq.entityKey(c)
 	} else {

@@ -133,7 +133,9 @@ func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, keyBound) {
 	}
 	var delta, bound int64 // avgDelta, and the bound from the moved v0
 	if rq.sumWeight != 0 {
-		delta = floorAvg(avg, load)
+		if load > 0 { // always, as there: the division's checks dropped
+			delta = floorAvg(avg, load)
+		}
 	} else if c != nil {
 		delta = rq.entityKey(c)
 	} else {
