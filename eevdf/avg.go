@@ -42,6 +42,7 @@ func (rq *CfsRq) entityKey(se *SchedEntity) int64 { return int64(se.vruntime - r
 // sumAdd is sum_w_vruntime_add (__sum_w_vruntime_add, or the paranoid
 // variant under PARANOID_AVG).
 func (rq *CfsRq) sumAdd(se *SchedEntity) {
+	rq.vAtZero = false
 	if !rq.feat.Has(features.ParanoidAvg) {
 		w := rq.w(se)
 		rq.sumWVruntime += rq.entityKey(se) * w
@@ -80,6 +81,7 @@ func (rq *CfsRq) sumAdd(se *SchedEntity) {
 // sumSub is sum_w_vruntime_sub: the same weight as at the add, because a
 // timeline entity's h_load only changes while it is out of the timeline.
 func (rq *CfsRq) sumSub(se *SchedEntity) {
+	rq.vAtZero = false
 	w := rq.w(se)
 	rq.sumWVruntime -= rq.entityKey(se) * w
 	rq.sumWeight -= uint64(w)
@@ -88,6 +90,7 @@ func (rq *CfsRq) sumSub(se *SchedEntity) {
 // updateZeroVruntime is update_zero_vruntime: move the reference point by
 // delta keeping Σ w_i·(v_i − v0) true: it loses sum_weight·delta.
 func (rq *CfsRq) updateZeroVruntime(delta int64) {
+	rq.vAtZero = false
 	rq.sumWVruntime -= int64(rq.sumWeight) * delta
 	rq.zeroVruntime += uint64(delta)
 }
@@ -158,6 +161,14 @@ func (rq *CfsRq) avgVruntime() uint64 {
 // cost 11 instructions a simulator step (sleepers). Returning the bound
 // rather than the sums spares the sums' move (a product) and makes the
 // dequeue's test a comparison instead of a 128-bit product.
+//
+// updateEntityLag holds a copy of it, written out.
+//
+// After the move over a positive load it holds V as zero_vruntime
+// (vAtZero), for the pick and the wakeup check to read until something V
+// is made of is written. It does not read that state itself: its callers
+// follow such writes (a charge, a placement) nearly always, and the test
+// cost more than the calls it spared.
 func (rq *CfsRq) avgVruntimeTest() (uint64, keyBound) {
 	c := rq.currOnRq()
 	avg, load := rq.sumWVruntime, int64(rq.sumWeight)
@@ -168,7 +179,13 @@ func (rq *CfsRq) avgVruntimeTest() (uint64, keyBound) {
 	}
 	var delta, limit int64 // avgDelta, and the bound from the moved v0
 	if rq.sumWeight != 0 {
-		delta = floorAvg(avg, load)
+		// load > 0, always (a sum of weights, geMulLoad): the test
+		// lets the compiler drop the division's checks, the zero one
+		// with its call, and a function that calls nothing runs
+		// without a frame.
+		if load > 0 {
+			delta = floorAvg(avg, load)
+		}
 	} else if c != nil {
 		delta = rq.entityKey(c)
 	} else {
@@ -179,6 +196,7 @@ func (rq *CfsRq) avgVruntimeTest() (uint64, keyBound) {
 		return rq.zeroVruntime + uint64(delta), keyBound{zero: rq.zeroVruntime, limit: limit + delta}
 	}
 	rq.updateZeroVruntime(delta)
+	rq.vAtZero = load > 0
 	return rq.zeroVruntime, keyBound{zero: rq.zeroVruntime, limit: limit}
 }
 

@@ -30,6 +30,14 @@ func calcDelta(mode Arithmetic, delta, weight uint64, lw loadWeight) uint64 {
 		}
 		return delta * weight / lw.weight
 	}
+	fact, shift := fitFactor(scaleLoadDown(weight), 32)
+	fact, shift = fitFactor(uint64(uint32(fact))*fixedInv(lw), shift)
+	return mulShr(delta, fact, shift)
+}
+
+// fixedInv is __calc_delta's inverse weight: lw.inv, or ≈ 2^32/lw.weight
+// as __update_inv_weight computes it.
+func fixedInv(lw loadWeight) uint64 {
 	inv := uint64(lw.inv)
 	if inv == 0 {
 		w := scaleLoadDown(lw.weight)
@@ -42,19 +50,23 @@ func calcDelta(mode Arithmetic, delta, weight uint64, lw loadWeight) uint64 {
 			inv = 0xFFFFFFFF / w
 		}
 	}
-	fact := scaleLoadDown(weight)
-	shift := uint(32)
+	return inv
+}
+
+// fitFactor shifts fact right until it fits in 32 bits, taking the shift
+// off shift.
+func fitFactor(fact uint64, shift uint) (uint64, uint) {
 	if hi := fact >> 32; hi != 0 {
 		fs := uint(bits.Len64(hi))
 		shift -= fs
 		fact >>= fs
 	}
-	fact = uint64(uint32(fact)) * inv
-	if hi := fact >> 32; hi != 0 {
-		fs := uint(bits.Len64(hi))
-		shift -= fs
-		fact >>= fs
-	}
+	return fact, shift
+}
+
+// mulShr is mul_u64_u32_shr: (delta·fact) >> shift, the product 128 bits
+// wide.
+func mulShr(delta, fact uint64, shift uint) uint64 {
 	h, l := bits.Mul64(delta, fact)
 	// (h:l) >> shift, shift in 0..32.
 	if shift == 0 {
@@ -68,8 +80,7 @@ func calcDelta(mode Arithmetic, delta, weight uint64, lw loadWeight) uint64 {
 // virtual time runs at wall-clock speed.
 //
 // The nice-0 identity is tested here, small enough to inline into the
-// callers; other weights go through calcDeltaWeighted, which does the
-// modelled kernel's division itself and other arithmetic through calcDelta.
+// callers; other weights go through calcDeltaWeighted.
 func (rq *CfsRq) calcDeltaFair(delta uint64, se *SchedEntity) uint64 {
 	if se.hload == Nice0Load {
 		return delta
@@ -77,23 +88,27 @@ func (rq *CfsRq) calcDeltaFair(delta uint64, se *SchedEntity) uint64 {
 	return rq.calcDeltaWeighted(delta, se)
 }
 
-// calcDeltaWeighted is calcDeltaFair for a weight other than NICE_0_LOAD.
+// calcDeltaWeighted is calcDeltaFair for a weight other than NICE_0_LOAD:
+// calcDelta(rq.arith, delta, NICE_0_LOAD, se's weight), written with the
+// same inlined parts (fixedInv, fitFactor, mulShr) so that it calls
+// nothing: a function without calls runs without a stack frame or a
+// stack check, seven instructions fewer on the modelled kernel's
+// division, its common path.
 func (rq *CfsRq) calcDeltaWeighted(delta uint64, se *SchedEntity) uint64 {
 	w := se.hload
-	if rq.arith == Division && w != 0 {
+	if rq.arith == Division {
+		if w == 0 {
+			return delta // calcDelta leaves a zero weight undivided
+		}
 		return delta * Nice0Load / w // __calc_delta's 64-bit path
 	}
-	return rq.calcDeltaSlow(delta, se)
-}
-
-// calcDeltaSlow is calcDeltaFair through calcDelta, for FixedPoint (and a
-// zero weight, which calcDelta leaves undivided).
-func (rq *CfsRq) calcDeltaSlow(delta uint64, se *SchedEntity) uint64 {
-	lw := loadWeight{weight: se.hload}
-	if se.hload == se.load.weight {
+	lw := loadWeight{weight: w}
+	if w == se.load.weight {
 		lw.inv = se.load.inv // the table's wmult, as v7.0 read it from se->load
 	}
-	return calcDelta(rq.arith, delta, Nice0Load, lw)
+	fact, shift := fitFactor(scaleLoadDown(Nice0Load), 32)
+	fact, shift = fitFactor(uint64(uint32(fact))*fixedInv(lw), shift)
+	return mulShr(delta, fact, shift)
 }
 
 // Vruntime-like quantities are u64 that wrap; they are compared through the

@@ -17,7 +17,11 @@ import (
 //     running entity is not delayed (it is on_rq, except between its
 //     Dequeue for a sleep and the next PickNext); no entity is on another
 //     runqueue;
-//  3. the weighted sums equal their definitions recomputed from scratch;
+//  3. the weighted sums equal their definitions recomputed from scratch,
+//     and when the runqueue holds V as known to be zero_vruntime (the
+//     state a move of the reference point leaves, which the pick and the
+//     wakeup check read instead of summing again), it is: the load is
+//     positive and ⌊Σ key·w / Σ w⌋ is 0;
 //  4. Σ w_i·(V − v_i) over the queued entities lies in (−Σ w_i, 0], the
 //     rounding of V toward −∞;
 //  5. the counters agree: nr_queued = h_nr_queued = nr_running = the
@@ -111,6 +115,9 @@ func (rq *CfsRq) Check() error {
 	if sumW != rq.sumWeight || sumWV != rq.sumWVruntime {
 		return fmt.Errorf("sums: sum_weight %d, sum_w_vruntime %d; recomputed %d, %d",
 			rq.sumWeight, rq.sumWVruntime, sumW, sumWV)
+	}
+	if rq.vAtZero && (rq.kernel.minVruntimeRef() || rq.eligibility().load <= 0 || rq.avgDelta() != 0) {
+		return fmt.Errorf("sums: V held as zero_vruntime %d, but it is %d", rq.zeroVruntime, rq.V())
 	}
 	if rq.h != nil {
 		if err := rq.checkGroups(); err != nil {

@@ -24,19 +24,35 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	c.execStart = rq.clock
 	c.sumExec += uint64(delta)
 	c.vruntime += rq.calcDeltaFair(uint64(delta), c)
-	resched := rq.updateDeadline(c)
-	if rq.kernel.minVruntimeRef() {
-		rq.updateMinVruntime()
-	}
-	if rq.hNrQueued == 1 {
-		return
+	rq.vAtZero = false
+	// update_deadline (updateDeadline) written out: its renewal was a
+	// call of its own, one call fewer at every renewal.
+	resched := !vBefore(c.vruntime, c.deadline)
+	if resched {
+		if !c.customSlice {
+			c.slice = rq.baseSlice
+		}
+		c.deadline = c.vruntime + rq.calcDeltaFair(c.slice, c)
+		rq.avgVruntime()
 	}
 	// The kernel's test once: protection over (v6.12: the mark gone and
-	// curr ineligible, under PREEMPT_SHORT).
-	if rq.kernel < KernelV612 {
+	// curr ineligible, under PREEMPT_SHORT). The kernels after v6.18
+	// keep no min_vruntime: one test of the kernel selects their path.
+	if !rq.kernel.minVruntimeRef() {
+		if rq.hNrQueued == 1 {
+			return
+		}
 		resched = resched || !protectSlice(c)
 	} else {
-		resched = resched || rq.didPreemptShort(c)
+		rq.updateMinVruntime()
+		if rq.hNrQueued == 1 {
+			return
+		}
+		if rq.kernel < KernelV612 {
+			resched = resched || !protectSlice(c)
+		} else {
+			resched = resched || rq.didPreemptShort(c)
+		}
 	}
 	if resched {
 		rq.reschedLazy()
@@ -57,22 +73,17 @@ func (rq *CfsRq) UpdateCurr() {
 // is not carried over) with the slice refreshed from the base slice unless
 // it is custom. It reports whether the deadline was renewed.
 //
-// The test alone is inlined (most charges stay before the deadline); the
-// renewal is renewDeadline.
+// update_curr's call of it is written out in chargeCurr (the renewal was a
+// call of its own there, and the test inlined: one call fewer at each
+// renewal); the yield calls it.
 func (rq *CfsRq) updateDeadline(se *SchedEntity) bool {
 	if vBefore(se.vruntime, se.deadline) {
 		return false
 	}
-	rq.renewDeadline(se)
-	return true
-}
-
-// renewDeadline is update_deadline's renewal: the slice refreshed and a new
-// deadline one request past the vruntime.
-func (rq *CfsRq) renewDeadline(se *SchedEntity) {
 	if !se.customSlice {
 		se.slice = rq.baseSlice
 	}
 	se.deadline = se.vruntime + rq.calcDeltaFair(se.slice, se)
 	rq.avgVruntime()
+	return true
 }

@@ -147,6 +147,7 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 // clock, so it would find nothing to charge.
 func (rq *CfsRq) dequeueFlat(se *SchedEntity, flags DequeueFlags) {
 	se.onRq = false
+	rq.vAtZero = false // a current se leaves V
 	rq.loadWeight -= se.load.weight
 	rq.nrQueued--
 	if flags&(DequeueSleep|DequeueDelayed) != 0 || !se.delayed {

@@ -127,6 +127,7 @@ func (rq *CfsRq) enqueueFlat(se *SchedEntity, flags EnqueueFlags) uint64 {
 		se.execStart = 0
 	}
 	se.onRq = true
+	rq.vAtZero = false // a current se joins V
 	if flags&EnqueueWakeup != 0 || !se.delayed {
 		rq.hNrRunnable++ // a delayed task restored after a save stays not runnable
 	}
@@ -145,6 +146,7 @@ func calcPropWeight(se *SchedEntity) uint64 { return max(se.load.weight, minShar
 // timeline, as a new insertion (later than any equal deadline).
 func (rq *CfsRq) enqueueEntity(se *SchedEntity) {
 	if !rq.feat.Has(features.ParanoidAvg) { // sumAdd's common case, written out: a call fewer
+		rq.vAtZero = false
 		w := rq.w(se)
 		rq.sumWVruntime += rq.entityKey(se) * w
 		rq.sumWeight += uint64(w)

@@ -180,6 +180,7 @@ func (rq *CfsRq) enqueueHierarchy(se *SchedEntity, flags EnqueueFlags) uint64 {
 	}
 	rq.tasks.push(se) // account_entity_enqueue: at the head of cfs_tasks
 	se.onRq = true
+	rq.vAtZero = false // a current se joins V
 	q.hNrRunnable += runnable
 	q.hNrQueued++
 	q.hNrIdle += idle
@@ -253,6 +254,7 @@ func (rq *CfsRq) dequeueHierarchy(se *SchedEntity, flags DequeueFlags) {
 	rq.updateLoadAvgTask(se, on, action)
 	rq.tasks.remove(se) // account_entity_dequeue
 	se.onRq = false
+	rq.vAtZero = false // a current se leaves V
 	q.loadWeight -= se.load.weight
 	q.nrQueued--
 	q.hNrRunnable -= runnable
@@ -542,7 +544,7 @@ func (rq *CfsRq) MoveToGroup(se *SchedEntity, g *TaskGroup) error {
 		rq.enqueueTask(se, EnqueueRestore|EnqueueMove)
 	}
 	if running {
-		rq.setNextTaskFair(se, false)
+		rq.setNextTaskFair(nil, se, false)
 	}
 	// prio_changed_fair: the priority did not change.
 	switch {

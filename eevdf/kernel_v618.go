@@ -39,7 +39,15 @@ func (rq *CfsRq) lagLimit618(se *SchedEntity) int64 {
 // saved lag a running entity shows, and keeps until its next lag update,
 // is its protection end.
 func (se *SchedEntity) shareVprot() {
-	if se.rq != nil && se.rq.kernel == KernelV618 {
+	if se.rq != nil {
+		se.rq.shareVprot(se)
+	}
+}
+
+// shareVprot is se.shareVprot for an entity of rq, read from rq rather
+// than through se.rq (a load and a test fewer where the caller has it).
+func (rq *CfsRq) shareVprot(se *SchedEntity) {
+	if rq.kernel == KernelV618 {
 		se.vlag = int64(se.vprot)
 	}
 }

@@ -118,23 +118,50 @@ func readFloorMode(s features.Set) floorMode {
 // clamp changed the lag, i.e. whether V − vlag differs from the vruntime,
 // and the eligibility test of the queue as avg_vruntime left it (which a
 // dequeue asks next).
+//
+// avg_vruntime is avgVruntimeTest written out, statement for statement (a
+// call fewer a lag update, of which a sleep and a delayed wakeup make one
+// each), with its test of the kernel shared with the lag limit's and its
+// on_rq curr read once for both.
 func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, keyBound) {
-	v, elig := rq.avgVruntimeTest()
+	c := rq.currOnRq()
+	avg, load := rq.sumWVruntime, int64(rq.sumWeight)
+	if c != nil {
+		w := rq.w(c)
+		avg += rq.entityKey(c) * w
+		load += w
+	}
+	var delta, bound int64 // avgDelta, and the bound from the moved v0
+	if rq.sumWeight != 0 {
+		if load > 0 { // always, as there: the division's checks dropped
+			delta = floorAvg(avg, load)
+		}
+	} else if c != nil {
+		delta = rq.entityKey(c)
+	} else {
+		bound = eligibilityTest{avg: avg}.keyLimit() // no load
+	}
+	var v uint64
+	var elig keyBound
 	var limit int64
 	if rq.kernel.minVruntimeRef() {
+		v, elig = rq.zeroVruntime+uint64(delta), keyBound{zero: rq.zeroVruntime, limit: bound + delta}
 		limit = rq.lagLimit618(se)
 	} else {
+		rq.updateZeroVruntime(delta)
+		rq.vAtZero = load > 0
+		v, elig = rq.zeroVruntime, keyBound{zero: rq.zeroVruntime, limit: bound}
 		// lagLimit written out, a call fewer a lag update (the same
 		// reads: curr's slice if on_rq, the timeline's max_slice).
 		var maxSlice uint64
-		if c := rq.currOnRq(); c != nil {
+		if c != nil {
 			maxSlice = c.slice
 		}
-		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-		if rq.tl.rb != nil {
-			a, ok = rq.tl.rb.root()
-		}
-		if ok {
+		if t := rq.tl.rb; t == nil { // timeline.root, inline for the B-tree, as in setNextTaskFair
+			if rq.tl.b.count != 0 {
+				maxSlice = max(maxSlice, rq.tl.b.agg.maxSlice)
+			}
+		} else if a, ok := t.root(); ok {
 			maxSlice = max(maxSlice, a.maxSlice)
 		}
 		limit = int64(rq.calcDeltaFair(maxSlice+rq.tickNsec, se))

@@ -34,11 +34,23 @@ func (rq *CfsRq) Stats() Stats {
 // the first eligible entity of the timeline — the leftmost if eligible,
 // otherwise the heap descent, which relies on eligibility being monotone
 // in vruntime and on exact subtree minima — unless an eligible curr has a
-// strictly earlier deadline (a tie goes to the timeline entity).
+// strictly earlier deadline (a tie goes to the timeline entity). v6.6's
+// pick over its vruntime-ordered timeline is pickEevdf66.
+//
+// The callers on the pick paths make the dispatch themselves (a call
+// fewer: two calls exceed the inlining budget): pickNextEntity tests the
+// kernel, and the first rounds of PickNext and of the wakeup check, which
+// v6.6 (like v6.18 and v6.12) leaves to pickNextEntity, call pickDeadline.
 func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	if rq.kernel == KernelV66 {
 		return rq.pickEevdf66()
 	}
+	return rq.pickDeadline(protect)
+}
+
+// pickDeadline is pick_eevdf over the deadline-ordered timeline (every
+// kernel but v6.6).
+func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
 	rq.stats.Picks++
 	leftmost := rq.tl.first()
 	c := rq.curr
@@ -48,24 +60,30 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 		}
 		return leftmost
 	}
+	if c != nil && !c.onRq {
+		c = nil // not a candidate
+	}
 	// Nothing below moves zero_vruntime or the sums: the two sides of
 	// the eligibility test are computed once, as eligibility does,
-	// written out so that curr's on_rq is tested once for both the sums
-	// and the candidates (and a call fewer a pick).
-	elig := eligibilityTest{avg: rq.sumWVruntime, load: int64(rq.sumWeight), zero: rq.zeroVruntime}
-	if c != nil {
-		if c.onRq {
+	// written out (a call fewer a pick), and the pick's tests (the buddy,
+	// curr, the leftmost) use them as a bound on the key, as the
+	// descent's matcher does: one division here instead of a 128-bit
+	// product a test (keyLimit). When V is held at zero_vruntime
+	// (vAtZero: a lag update or a renewed deadline has just moved it
+	// there, and nothing V is made of changed since), the bound is 0
+	// without the sums or the division; the sums {0, 1} express it to
+	// the descent (0 ≥ key·1 iff key ≤ 0).
+	elig := eligibilityTest{load: 1, zero: rq.zeroVruntime}
+	var lim int64
+	if !rq.vAtZero {
+		elig.avg, elig.load = rq.sumWVruntime, int64(rq.sumWeight)
+		if c != nil {
 			w := rq.w(c)
 			elig.avg += rq.entityKey(c) * w
 			elig.load += w
-		} else {
-			c = nil // not a candidate
 		}
+		lim = elig.keyLimit()
 	}
-	// The pick's eligibility tests (the buddy, curr, the leftmost) as a
-	// bound on the key, as the descent's matcher does: one division here
-	// instead of a 128-bit product a test (keyLimit).
-	lim := elig.keyLimit()
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
 	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && int64(rq.next.vruntime-elig.zero) <= lim {
@@ -116,14 +134,19 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 // The loop is here rather than in each caller so that a pick is one call
 // fewer deep: each level cost about ten instructions a schedule.
 func (rq *CfsRq) pickNextEntity(protect, charge bool) *SchedEntity {
-	if c := rq.curr; charge && c != nil && c.onRq {
-		rq.updateCurr()
+	if c := rq.curr; charge && c != nil && c.onRq && int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c) // updateCurr's test on c, curr read once
 	}
 	for rq.hNrQueued != 0 {
 		if rq.kernel.minVruntimeRef() && rq.next != nil && rq.feat.Has(rq.kernel.buddyFeature()) && rq.entityEligible(rq.next) {
 			return rq.next // v6.18 and v6.12 tested the buddy here, in real picks only
 		}
-		se := rq.pickEevdf(protect)
+		var se *SchedEntity
+		if rq.kernel == KernelV66 { // pickEevdf, its dispatch written here (a call fewer)
+			se = rq.pickEevdf66()
+		} else {
+			se = rq.pickDeadline(protect)
+		}
 		if se == nil || !se.delayed {
 			return se
 		}
@@ -156,14 +179,32 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 		return nil
 	}
 	prev := rq.curr
-	next := rq.pickTaskFair()
-	if next != prev {
-		if prev != nil {
-			rq.putPrevTaskFair(prev, next, true) // the pick charged it
+	var next *SchedEntity
+	if rq.hNrQueued != 0 && !rq.kernel.minVruntimeRef() {
+		// pick_task_fair's first round, written here: pickNextEntity's
+		// loop without the buddy test of v6.18 and v6.12, so that a
+		// schedule reaches pick_eevdf one call less deep. A delayed
+		// pick is flushed as the loop does, and the loop goes on from
+		// its charge (which finds nothing to charge at this clock).
+		if prev != nil && prev.onRq && int64(rq.clock-prev.execStart) > 0 {
+			rq.chargeCurr(prev) // updateCurr's test on prev, curr read once
 		}
+		next = rq.pickDeadline(true) // pickEevdf, not v6.6
+		if next != nil && next.delayed {
+			rq.stats.Flushed++
+			rq.dequeueTask(next, DequeueSleep|DequeueDelayed)
+			next = rq.pickTaskFair()
+		}
+	} else {
+		next = rq.pickTaskFair()
+	}
+	if next != prev {
 		if next != nil {
-			rq.setNextTaskFair(next, true)
+			rq.setNextTaskFair(prev, next, true) // the pick charged prev
 		} else {
+			if prev != nil {
+				rq.putPrevTaskFair(prev, nil, true) // the pick charged it
+			}
 			rq.enterIdlePELT() // set_next_task_idle
 		}
 	}
@@ -216,10 +257,10 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 		return fmt.Errorf("%w: forced pick of %s", ErrDelayed, se.name)
 	}
 	if prev := rq.curr; prev != se {
-		if prev != nil {
-			rq.putPrevTaskFair(prev, se, false)
+		if prev != nil && prev.onRq {
+			rq.updateCurr() // put_prev_task_fair's charge
 		}
-		rq.setNextTaskFair(se, true)
+		rq.setNextTaskFair(prev, se, true)
 	}
 	rq.clearResched()
 	return nil
@@ -232,7 +273,38 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 // an on_rq task then takes its effective weight from the fold. A real
 // switch (first) arms its slice protection; the re-install after a nice,
 // slice or group change does not.
-func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
+//
+// prev, the running entity or nil, is put back first (put_prev_task_fair
+// with next = se): a real switch's two halves in one function, a call
+// fewer a switch. Its charge is the caller's (the pick made it, or
+// SetNext before the call); a caller that has put curr back itself passes
+// nil.
+func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
+	if prev != nil {
+		// putPrevTaskFair without its charge, written here; curr is
+		// not cleared, as nothing reads it before se replaces it below
+		// (a pointer store and its write-barrier test fewer).
+		if rq.pelt {
+			rq.putPrevLevels(prev, se)
+		}
+		if prev.onRq {
+			// __enqueue_entity written out, as in putPrevTaskFair.
+			if !rq.feat.Has(features.ParanoidAvg) {
+				w := rq.w(prev) // curr's term into the sums: V stays
+				rq.sumWVruntime += rq.entityKey(prev) * w
+				rq.sumWeight += uint64(w)
+			} else {
+				rq.sumAdd(prev)
+			}
+			rq.seq++
+			prev.seq = rq.seq
+			if rq.tl.rb == nil {
+				rq.tl.b.insert(prev)
+			} else {
+				rq.tl.rb.insert(prev)
+			}
+		}
+	}
 	rq.clearBuddies(se)
 	if se.onRq {
 		// __dequeue_entity (dequeueEntity) written out, a call fewer a
@@ -242,7 +314,11 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 		} else {
 			rq.tl.rb.erase(se)
 		}
-		rq.sumSub(se)
+		// sumSub without its clearing of vAtZero: with no curr, se's
+		// term moves from the sums to curr unchanged, and V with it.
+		w := rq.w(se)
+		rq.sumWVruntime -= rq.entityKey(se) * w
+		rq.sumWeight -= uint64(w)
 	}
 	if rq.pelt {
 		if se.onRq {
@@ -281,11 +357,14 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 				// cfs_rq_min_slice, written out as in the wakeup
 				// check's update_protect_slice: the smallest slice of
 				// an on_rq curr (se here) and the timeline.
-				a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-				if rq.tl.rb != nil {
-					a, ok = rq.tl.rb.root()
-				}
-				if ok {
+				// timeline.root, inline for the B-tree: its
+				// minimum read only when it holds an entity (no
+				// flag kept across the backend's test).
+				if t := rq.tl.rb; t == nil {
+					if rq.tl.b.count != 0 {
+						slice = min(slice, rq.tl.b.agg.minSlice)
+					}
+				} else if a, ok := t.root(); ok {
 					slice = min(slice, a.minSlice)
 				}
 			} else {
@@ -299,7 +378,7 @@ func (rq *CfsRq) setNextTaskFair(se *SchedEntity, first bool) {
 				}
 			}
 			se.vprot = vprot
-			se.shareVprot()
+			rq.shareVprot(se)
 		}
 	}
 }
@@ -336,7 +415,8 @@ func (rq *CfsRq) setNextLevels(se *SchedEntity, first bool) {
 // pick_task_fair does before every pick, so that put_prev_entity's
 // update_curr would find nothing to charge: PickNext passes it and skips
 // the test (its loads and comparison: 5 to 7 instructions a schedule in
-// the pick loops).
+// the pick loops). A switch to another entity puts prev back in
+// setNextTaskFair, which holds a copy of this body without the charge.
 func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity, charged bool) {
 	if prev.onRq && !charged {
 		rq.updateCurr() // which charges nothing else (after a pick, at its clock)
@@ -350,6 +430,8 @@ func (rq *CfsRq) putPrevTaskFair(prev, next *SchedEntity, charged bool) {
 		// switch: into the weighted sums and the timeline, as a new
 		// insertion.
 		if !rq.feat.Has(features.ParanoidAvg) {
+			// curr's term moves into the sums unchanged: V, and
+			// vAtZero, stay as they are.
 			w := rq.w(prev)
 			rq.sumWVruntime += rq.entityKey(prev) * w
 			rq.sumWeight += uint64(w)

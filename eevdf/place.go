@@ -53,6 +53,7 @@ func (rq *CfsRq) placeEntity(se *SchedEntity, flags EnqueueFlags) {
 		updateZero = weight > load && !rq.kernel.minVruntimeRef() // v6.18 and earlier: no such step
 	}
 	se.vruntime = v - uint64(lag)
+	rq.vAtZero = false // se may be curr, which counts in V
 	if updateZero {
 		rq.updateZeroVruntime(-lag)
 	}

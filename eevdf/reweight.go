@@ -51,6 +51,7 @@ func (rq *CfsRq) reweightEevdf(se *SchedEntity, newW uint64, onRq bool) {
 	}
 	rescaleEntity(se, newW, relVprot)
 	se.hload = newW
+	rq.vAtZero = false // se may be curr, which counts in V
 	if onRq {
 		if relVprot {
 			se.vprot += v
@@ -137,6 +138,7 @@ func (rq *CfsRq) setLoad(se *SchedEntity, lw loadWeight) {
 			se.deadline = d // v6.12 left a relative deadline unscaled
 		}
 		se.hload = lw.weight
+		rq.vAtZero = false
 	}
 	if rq.pelt && se.rq != nil && lw.weight != se.load.weight {
 		rq.reweightTaskPELT(se, se.load.weight, lw.weight)
@@ -161,7 +163,7 @@ func (rq *CfsRq) change(se *SchedEntity, apply func()) {
 		rq.enqueueTask(se, EnqueueRestore)
 	}
 	if running {
-		rq.setNextTaskFair(se, false)
+		rq.setNextTaskFair(nil, se, false)
 	}
 	rq.prioChangedFair(se, oldPrio)
 }

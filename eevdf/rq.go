@@ -60,6 +60,14 @@ type CfsRq struct {
 	// kernel's scale_load_down, or a sumShift above 0), so that the
 	// common case is one test.
 	scaledW bool
+	// vAtZero: V is zero_vruntime, so that avg_vruntime would move
+	// nothing and the key bound of eligibility is 0 (avgVruntimeTest's
+	// state after its move, over a positive load). Set only there, and
+	// cleared by every write of what V is made of: the sums, the
+	// reference point, and an on_rq curr's vruntime, weight and on_rq.
+	// The pick and the wakeup check that follow a lag update then skip
+	// the sums and the division (Check verifies it).
+	vAtZero bool
 
 	// The root queue's counters (load.weight, nr_queued, h_nr_queued —
 	// what every EEVDF test reads —, h_nr_runnable, h_nr_idle) and PELT

@@ -128,7 +128,20 @@ pick:
 	// empty; without, it compares with the raw pick_eevdf, so a delayed
 	// entity counts as "someone else".
 	if rq.feat.Has(features.PreemptFlushDelayed) {
-		if rq.pickNextEntity(action != actShort, false) == pse {
+		// pickNextEntity's first round written here, as in PickNext
+		// (one call less deep): the loop goes on there after a flush.
+		var se *SchedEntity
+		if rq.hNrQueued != 0 && !rq.kernel.minVruntimeRef() {
+			se = rq.pickDeadline(action != actShort) // pickEevdf, not v6.6
+			if se != nil && se.delayed {
+				rq.stats.Flushed++
+				rq.dequeueTask(se, DequeueSleep|DequeueDelayed)
+				se = rq.pickNextEntity(action != actShort, false)
+			}
+		} else {
+			se = rq.pickNextEntity(action != actShort, false)
+		}
+		if se == pse {
 			goto preempt
 		}
 	} else if rq.hNrQueued != 0 && rq.pickEevdf(action != actShort) == pse {
@@ -153,19 +166,25 @@ update:
 		if c := rq.currOnRq(); c != nil {
 			slice = c.slice
 		}
-		a, ok := rq.tl.b.agg, rq.tl.b.count != 0 // timeline.root, inline for the B-tree
-		if rq.tl.rb != nil {
-			a, ok = rq.tl.rb.root()
-		}
-		if ok {
+		if t := rq.tl.rb; t == nil { // timeline.root, inline for the B-tree, as in setNextTaskFair
+			if rq.tl.b.count != 0 {
+				slice = min(slice, rq.tl.b.agg.minSlice)
+			}
+		} else if a, ok := t.root(); ok {
 			slice = min(slice, a.minSlice)
 		}
 		base := se.vruntime // v7.1
 		if !v71 {
-			base = minVruntime(se.vruntime, rq.avgVruntime())
+			// V, read without a call when the lag update of this
+			// wakeup (or the pick) left it at zero_vruntime.
+			v := rq.zeroVruntime
+			if !rq.vAtZero {
+				v = rq.avgVruntime()
+			}
+			base = minVruntime(se.vruntime, v)
 		}
 		se.vprot = minVruntime(se.vprot, base+rq.calcDeltaFair(slice, se))
-		se.shareVprot()
+		rq.shareVprot(se)
 	}
 	return
 

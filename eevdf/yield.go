@@ -29,10 +29,12 @@ func (rq *CfsRq) Yield() {
 	case rq.feat.Has(features.YieldForfeitAlways):
 		// Posted v2: forfeit even when not eligible.
 		se.vruntime = se.deadline
+		rq.vAtZero = false
 		se.deadline += rq.calcDeltaFair(se.slice, se)
 	default:
 		if rq.entityEligible(se) {
 			se.vruntime = se.deadline
+			rq.vAtZero = false
 			rq.updateDeadline(se) // vruntime − deadline = 0: always renews
 		}
 	}
