@@ -136,6 +136,7 @@ type Sim struct {
 	steps   int       // program steps at the current time
 	done    bool
 	err     error
+	halt    bool // done, err != nil or live == 0: step's one test of the run's end, kept by every place that sets one of them
 	debug   bool
 	hooked  bool // debug or cfg.Progress: endStep has work at every step
 	nextPct uint64
@@ -319,6 +320,7 @@ func (s *Sim) configure() error {
 		s.tasks[i].marks = make([]markStat, len(s.labels))
 	}
 	s.live = len(s.tasks)
+	s.halt = s.live == 0
 	if cfg.ShareInterval > 0 {
 		s.series.interval = uint64(cfg.ShareInterval)
 		s.sampleShares()
@@ -498,6 +500,7 @@ func (s *Sim) postDone(at uint64, t *task, c int32, gen uint32) {
 func (s *Sim) fail(err error) {
 	if s.err == nil && err != nil {
 		s.err = fmt.Errorf("sim: at %v: %w", time.Duration(s.now), err)
+		s.halt = true
 	}
 }
 
@@ -536,11 +539,13 @@ func (s *Sim) Run() (*Report, error) {
 }
 
 func (s *Sim) step() bool {
-	if s.done || s.err != nil {
-		return false
-	}
-	if s.live == 0 {
-		s.done = true
+	// One test of a flag for the three ways a run ends (the stop time,
+	// an error, the last task's exit), where there were three loads and
+	// tests at every step.
+	if s.halt {
+		if !s.done && s.err == nil { // every task has exited
+			s.done = true
+		}
 		return false
 	}
 	var cls evClass
@@ -569,7 +574,7 @@ func (s *Sim) step() bool {
 		cls = clsTick
 	} else {
 		if len(s.queue.ev) == 0 {
-			s.done = true
+			s.done, s.halt = true, true
 			return false
 		}
 		h := &s.queue.ev[0]
@@ -676,7 +681,7 @@ func (s *Sim) pastStop(at uint64) bool {
 	if at <= s.stop {
 		return false
 	}
-	s.now, s.done = s.stop, true
+	s.now, s.done, s.halt = s.stop, true, true
 	return true
 }
 

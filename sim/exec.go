@@ -316,6 +316,7 @@ func (s *Sim) sleepUntil(c *cpu, t *task, at uint64) {
 func (s *Sim) exit(c *cpu, t *task) {
 	t.exitAt = s.now
 	s.live--
+	s.halt = s.halt || s.live == 0
 	s.block(c, t, stExited)
 }
 
