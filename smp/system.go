@@ -225,7 +225,7 @@ type System struct {
 
 	cpus   []cpuState
 	oneRq  bool         // one CPU without PELT: SetClock sets its runqueue's clock at once (New)
-	clock1 *eevdf.CfsRq // oneRq's runqueue once the first SetClock has started the System; nil before and on any other machine
+	clock1 *eevdf.CfsRq // oneRq's runqueue once the first SetClock has started the System, while no work is deferred; nil otherwise and on any other machine
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
 	doms   []domState   // by Domain.ID: each CPU's balancing state per level
 	groups []groupState // by Group.ID: the sched_group_capacity runtime fields
@@ -485,7 +485,7 @@ func (s *System) Nohz() NohzMode { return s.nohz }
 // the CPU count) and the jiffies, ⌊now / TICK_NSEC⌋. It fails with an error
 // wrapping eevdf.ErrClockBackwards if now is before the current time.
 func (s *System) SetClock(now uint64) error {
-	if rq := s.clock1; rq != nil && now > s.now && !s.deferred.pending() {
+	if rq := s.clock1; rq != nil && now > s.now {
 		// One CPU, the time moving on (every call of a one-CPU
 		// simulation but the first): the path below without the tests
 		// that cannot pass here (the accounting of conservation is off
@@ -495,7 +495,9 @@ func (s *System) SetClock(now uint64) error {
 		// its clockEpoch, equal to the epoch since the first call,
 		// stays equal without both being counted up. One pointer found
 		// at the first call replaces the test of two flags and the
-		// index of the CPU.
+		// index of the CPU; it is nil while work is deferred (queueing
+		// it clears the pointer), so that the general path runs that
+		// work first, and sets the pointer again.
 		s.now = now
 		if now >= s.jiffyEnd {
 			s.nextJiffy(now)
@@ -525,7 +527,9 @@ func (s *System) SetClock(now uint64) error {
 		c := &s.cpus[0]
 		_ = c.rq.SetClock(now)
 		c.clockEpoch = s.epoch
-		s.clock1 = c.rq // started above: the next calls take the path at the top
+		if !s.deferred.pending() {
+			s.clock1 = c.rq // started above: the next calls take the path at the top
+		}
 	}
 	return nil
 }
