@@ -809,11 +809,10 @@ func (s *Sim) drainResumes() {
 }
 
 // randN draws uniformly from [0, n) with the seeded PCG (Lemire's method,
-// unbiased).
+// unbiased). n must be positive: every caller has tested it (a phase's
+// jitter, the start jitter), as a draw for n = 0 would still take a
+// number from the sequence, so randN does not test it again.
 func (s *Sim) randN(n uint64) uint64 {
-	if n == 0 {
-		return 0
-	}
 	hi, lo := bits.Mul64(s.rng.Uint64(), n)
 	if lo < n {
 		thresh := -n % n
