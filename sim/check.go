@@ -27,6 +27,9 @@ func (s *Sim) check() error {
 	for i := range s.cpus {
 		c := &s.cpus[i]
 		curr := c.rq.Curr()
+		if want := s.taskAt(c.curr); c.currT != want {
+			return fmt.Errorf("CPU %d runs task %d but its task pointer is %p, want %p", i, c.curr, c.currT, want)
+		}
 		switch {
 		case c.curr >= 0:
 			t := &s.tasks[c.curr]
@@ -75,4 +78,12 @@ func (s *Sim) check() error {
 		}
 	}
 	return nil
+}
+
+// taskAt is the task of index ti, nil for −1 (idle).
+func (s *Sim) taskAt(ti int32) *task {
+	if ti < 0 {
+		return nil
+	}
+	return &s.tasks[ti]
 }

@@ -14,6 +14,7 @@ type cpu struct {
 	id             int32
 	rq             *eevdf.CfsRq
 	curr           int32 // task the CPU runs, −1 for idle
+	currT          *task // curr's task (nil for idle): the switch-out reads it without indexing the tasks
 	reschedPending bool  // an evResched is queued (Config.WakeupCost)
 	inCall         bool  // its task is inside a zero-time system call (kernel mode, preempt.go)
 
@@ -79,7 +80,7 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		// completion or resume event is made stale (a completion kept
 		// apart, on one CPU, is dropped). It is a preemption if prev
 		// stays runnable.
-		t := &s.tasks[prev]
+		t := c.currT
 		t.runtime += s.clock(c) - t.tcIn
 		if t.progressing {
 			switch {
@@ -112,7 +113,7 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		}
 		c.busy += s.now - c.busySince
 	}
-	c.curr = next
+	c.curr, c.currT = next, nt
 	s.ftraceSwitch(c, prev, next)
 	c.switches++
 	s.ctxSwitches++

@@ -136,6 +136,7 @@ type Sim struct {
 	steps   int       // program steps at the current time
 	done    bool
 	err     error
+	halt    bool // done, err != nil or live == 0: step's one test of the run's end, kept by every place that sets one of them
 	debug   bool
 	hooked  bool // debug or cfg.Progress: endStep has work at every step
 	nextPct uint64
@@ -319,6 +320,7 @@ func (s *Sim) configure() error {
 		s.tasks[i].marks = make([]markStat, len(s.labels))
 	}
 	s.live = len(s.tasks)
+	s.halt = s.live == 0
 	if cfg.ShareInterval > 0 {
 		s.series.interval = uint64(cfg.ShareInterval)
 		s.sampleShares()
@@ -498,6 +500,7 @@ func (s *Sim) postDone(at uint64, t *task, c int32, gen uint32) {
 func (s *Sim) fail(err error) {
 	if s.err == nil && err != nil {
 		s.err = fmt.Errorf("sim: at %v: %w", time.Duration(s.now), err)
+		s.halt = true
 	}
 }
 
@@ -536,11 +539,13 @@ func (s *Sim) Run() (*Report, error) {
 }
 
 func (s *Sim) step() bool {
-	if s.done || s.err != nil {
-		return false
-	}
-	if s.live == 0 {
-		s.done = true
+	// One test of a flag for the three ways a run ends (the stop time,
+	// an error, the last task's exit), where there were three loads and
+	// tests at every step.
+	if s.halt {
+		if !s.done && s.err == nil { // every task has exited
+			s.done = true
+		}
 		return false
 	}
 	var cls evClass
@@ -569,7 +574,7 @@ func (s *Sim) step() bool {
 		cls = clsTick
 	} else {
 		if len(s.queue.ev) == 0 {
-			s.done = true
+			s.done, s.halt = true, true
 			return false
 		}
 		h := &s.queue.ev[0]
@@ -618,13 +623,22 @@ func (s *Sim) step() bool {
 		// drainResumes on one CPU, written out here: the slot resume1,
 		// refilled while the task it resumes runs, until it is empty.
 		// One call less for half the events of one CPU.
+		//
+		// The generation alone says whether the slot's task still
+		// runs: every switch-out counts a new one (switchTo), and on
+		// one CPU a task leaves the CPU, or stops running, only by a
+		// switch-out (a sleep or an exit sets the state first, but an
+		// error between the two ends the loop). So the tests of the
+		// CPU's current task and of the task's state, which the drain
+		// of several CPUs makes, cannot fail here and are left out.
+		// TestDoneApartKeepsOrder compares this drain with that one.
 		for s.resumed && s.err == nil {
 			s.resumed = false
-			t, c := s.resume1.t, &s.cpus[0]
-			if t.gen != s.resume1.gen || c.curr != t.idx || t.state != stRunning || t.progressing {
+			t := s.resume1.t
+			if t.gen != s.resume1.gen || t.progressing {
 				continue
 			}
-			s.resumeTask(c, t)
+			s.resumeTask(&s.cpus[0], t)
 		}
 		s.resumed = false
 	}
@@ -676,7 +690,7 @@ func (s *Sim) pastStop(at uint64) bool {
 	if at <= s.stop {
 		return false
 	}
-	s.now, s.done = s.stop, true
+	s.now, s.done, s.halt = s.stop, true, true
 	return true
 }
 
@@ -795,11 +809,10 @@ func (s *Sim) drainResumes() {
 }
 
 // randN draws uniformly from [0, n) with the seeded PCG (Lemire's method,
-// unbiased).
+// unbiased). n must be positive: every caller has tested it (a phase's
+// jitter, the start jitter), as a draw for n = 0 would still take a
+// number from the sequence, so randN does not test it again.
 func (s *Sim) randN(n uint64) uint64 {
-	if n == 0 {
-		return 0
-	}
 	hi, lo := bits.Mul64(s.rng.Uint64(), n)
 	if lo < n {
 		thresh := -n % n

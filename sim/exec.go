@@ -100,7 +100,16 @@ func (s *Sim) exec(c *cpu, t *task) {
 			}
 			t.inRun, t.remaining, t.segStart = true, d, s.now
 			t.sys, t.sysLen = in.flag == 1, d
-			s.postDone(addSat(s.now, wallFor(c, d)), t, c.id, gen)
+			end := addSat(s.now, wallFor(c, d))
+			if !s.doneApart || t.gen != gen {
+				s.postDone(end, t, c.id, gen)
+				return
+			}
+			// postDone's live completion kept apart, written out for the
+			// most common phase: one call less a run/sleep cycle.
+			s.seq++
+			s.donePosted = true
+			s.doneAt, s.doneSeq, s.doneTask, s.doneGen = end, s.seq, t, gen
 			return
 		case opSpin:
 			t.inRun, t.spin, t.spinEnd, t.segStart = true, true, 0, s.now
@@ -316,6 +325,7 @@ func (s *Sim) sleepUntil(c *cpu, t *task, at uint64) {
 func (s *Sim) exit(c *cpu, t *task) {
 	t.exitAt = s.now
 	s.live--
+	s.halt = s.halt || s.live == 0
 	s.block(c, t, stExited)
 }
 

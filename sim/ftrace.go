@@ -76,7 +76,7 @@ func (s *Sim) flushFtrace() {
 			l.err = err
 		}
 		if l.err != nil && s.err == nil {
-			s.err = l.err
+			s.err, s.halt = l.err, true
 		}
 	}
 }

@@ -30,6 +30,21 @@ func (s *System) RunPending() {
 	}
 }
 
+// deferKick queues the kick of the idle load balancer ilb, and
+// deferStopper the stopper work of active balancing on busiest. Both
+// clear SetClock's one-CPU pointer (clock1), so that while work is
+// queued the time moves on through SetClock's general path, which runs
+// that work first.
+func (s *System) deferKick(ilb int) {
+	s.deferred.kicks = append(s.deferred.kicks, ilb)
+	s.clock1 = nil
+}
+
+func (s *System) deferStopper(busiest int) {
+	s.deferred.stoppers = append(s.deferred.stoppers, busiest)
+	s.clock1 = nil
+}
+
 // pending reports whether work is queued.
 func (d *deferredWork) pending() bool { return len(d.kicks) > 0 || len(d.stoppers) > 0 }
 

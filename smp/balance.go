@@ -713,7 +713,7 @@ redo:
 			if bc := &s.cpus[busiest]; !bc.activeBalance && bcurr.se.OnRq() {
 				bc.activeBalance = true
 				bc.pushCPU = this
-				s.deferred.stoppers = append(s.deferred.stoppers, busiest)
+				s.deferStopper(busiest)
 				s.event(Event{Kind: EventActiveKick, CPU: this, Busiest: busiest, Target: this})
 				activeKicked = true
 				s.stats.ActiveKicks++

@@ -94,3 +94,51 @@ func TestSetClockOnOneCPUKeepsTheJiffiesOfTheGeneralPath(t *testing.T) {
 		t.Errorf("SetClock(start) after start+40000123 on one CPU: %v, want ErrClockBackwards", err)
 	}
 }
+
+// SetClock's one-CPU path is taken only while no work is deferred: work
+// queued for the end of an instant (an ILB kick, a stopper work) clears
+// its pointer, and the next change of the time goes through the general
+// path, which runs that work first, sets the runqueue's clock and takes
+// the one-CPU path up again.
+func TestSetClockOnOneCPURunsDeferredWorkFirst(t *testing.T) {
+	top, err := topology.Build(topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 1, ThreadsPerCore: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := s.Clock() + 1000
+	if err := s.SetClock(now); err != nil {
+		t.Fatal(err)
+	}
+	if s.clock1 == nil {
+		t.Fatal("one CPU, started: SetClock's one-CPU path is not set up")
+	}
+	for _, tc := range []struct {
+		name  string
+		queue func()
+	}{
+		{"stopper work", func() { s.deferStopper(0) }},
+		{"ILB kick", func() { s.deferKick(0) }},
+	} {
+		tc.queue()
+		if s.clock1 != nil || !s.deferred.pending() {
+			t.Fatalf("%s queued: one-CPU path set %v, work pending %v; want unset and pending", tc.name, s.clock1 != nil, s.deferred.pending())
+		}
+		now += 1000
+		if err := s.SetClock(now); err != nil {
+			t.Fatal(err)
+		}
+		if s.deferred.pending() {
+			t.Errorf("%s: still queued after the time moved on", tc.name)
+		}
+		if s.clock1 == nil {
+			t.Errorf("%s: the one-CPU path is not set up again once the work ran", tc.name)
+		}
+		if c := s.cpus[0].rq.Clock(); c != now || s.Clock() != now {
+			t.Errorf("%s: runqueue clock %d, System clock %d, want %d", tc.name, c, s.Clock(), now)
+		}
+	}
+}

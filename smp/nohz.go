@@ -156,7 +156,7 @@ func (s *System) kickILB(flags nohzFlag) {
 	if old&nohzKickMask != 0 {
 		return
 	}
-	s.deferred.kicks = append(s.deferred.kicks, ilb)
+	s.deferKick(ilb)
 	s.stats.ILBKicks++
 }
 

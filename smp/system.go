@@ -225,6 +225,7 @@ type System struct {
 
 	cpus   []cpuState
 	oneRq  bool         // one CPU without PELT: SetClock sets its runqueue's clock at once (New)
+	clock1 *eevdf.CfsRq // oneRq's runqueue once the first SetClock has started the System, while no work is deferred; nil otherwise and on any other machine
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
 	doms   []domState   // by Domain.ID: each CPU's balancing state per level
 	groups []groupState // by Group.ID: the sched_group_capacity runtime fields
@@ -484,19 +485,24 @@ func (s *System) Nohz() NohzMode { return s.nohz }
 // the CPU count) and the jiffies, ⌊now / TICK_NSEC⌋. It fails with an error
 // wrapping eevdf.ErrClockBackwards if now is before the current time.
 func (s *System) SetClock(now uint64) error {
-	if s.oneRq && now > s.now && s.work.started && !s.deferred.pending() {
+	if rq := s.clock1; rq != nil && now > s.now {
 		// One CPU, the time moving on (every call of a one-CPU
 		// simulation but the first): the path below without the tests
 		// that cannot pass here (the accounting of conservation is off
-		// on one CPU, and the first call started it).
-		s.epoch++
+		// on one CPU, and the first call started it). The epoch stays:
+		// it tells rq that a runqueue's clock is behind, and the one
+		// runqueue's clock is set here at every change of the time, so
+		// its clockEpoch, equal to the epoch since the first call,
+		// stays equal without both being counted up. One pointer found
+		// at the first call replaces the test of two flags and the
+		// index of the CPU; it is nil while work is deferred (queueing
+		// it clears the pointer), so that the general path runs that
+		// work first, and sets the pointer again.
 		s.now = now
 		if now >= s.jiffyEnd {
 			s.nextJiffy(now)
 		}
-		c := &s.cpus[0]
-		_ = c.rq.SetClock(now)
-		c.clockEpoch = s.epoch
+		_ = rq.SetClock(now)
 		return nil
 	}
 	if now != s.now {
@@ -521,6 +527,9 @@ func (s *System) SetClock(now uint64) error {
 		c := &s.cpus[0]
 		_ = c.rq.SetClock(now)
 		c.clockEpoch = s.epoch
+		if !s.deferred.pending() {
+			s.clock1 = c.rq // started above: the next calls take the path at the top
+		}
 	}
 	return nil
 }
