@@ -646,26 +646,32 @@ func (s *System) Tick(cpu int) {
 }
 
 // tick is Tick on a valid CPU id.
+//
+// The CPU's state is found once, for TickStopped's test, rq's clock and
+// the balance trigger (each indexed the CPUs itself), and the hooks of
+// features that are mostly off (asymmetric capacities, EAS, core
+// scheduling) sit behind one flag, tickHooks, which is cheaper than
+// their three separate tests on every tick.
 func (s *System) tick(cpu int) {
-	if s.TickStopped(cpu) {
+	c := &s.cpus[cpu]
+	if c.tickStopped && s.idleCPU(cpu) { // TickStopped, on a valid id
 		return
 	}
-	rq := s.rq(cpu)
+	if c.clockEpoch != s.epoch { // rq(cpu)
+		s.syncCPU(c, cpu)
+	}
+	rq := c.rq
 	if rq.Curr() != nil {
 		rq.Tick()
-		if s.asym {
-			s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
-		}
-		s.checkUpdateOverutilizedStatus(cpu)
-		if s.core.on {
-			s.taskTickCore(cpu)
+		if s.tickHooks {
+			s.taskTickHooks(cpu, rq)
 		}
 	}
-	if s.core.on {
+	if s.tickHooks && s.core.on {
 		s.coreTick(cpu)
 	}
-	if c := &s.cpus[cpu]; c.noDomains {
-		c.idleBalance = s.idleCPU(cpu) // tickBalance's first step, and all it does here
+	if c.noDomains {
+		c.idleBalance = rq.Curr() == nil && rq.NrRunning() == 0 // idleCPU: tickBalance's first step, and all it does here
 	} else {
 		s.tickBalance(cpu)
 	}
@@ -675,3 +681,22 @@ func (s *System) tick(cpu int) {
 		s.idleEntry(cpu)
 	}
 }
+
+// taskTickHooks is the rest of task_tick_fair after the class's tick, for
+// features that tickHooks says may be on: the misfit status on an
+// asymmetric machine, the overutilized status under EAS, and
+// task_tick_core under core scheduling.
+func (s *System) taskTickHooks(cpu int, rq *eevdf.CfsRq) {
+	if s.asym {
+		s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
+	}
+	s.checkUpdateOverutilizedStatus(cpu)
+	if s.core.on {
+		s.taskTickCore(cpu)
+	}
+}
+
+// setTickHooks sets tickHooks from the features it stands for; it runs
+// at New and wherever core scheduling is switched on or off (asym and
+// easOn are fixed at New).
+func (s *System) setTickHooks() { s.tickHooks = s.asym || s.easOn || s.core.on }
