@@ -135,12 +135,6 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	t.runCPU = c.id
 	t.tcIn = s.clock(c)
 	t.traceStart = s.now
-	if s.cfg.Trace {
-		// If it last ran elsewhere: a migration arrow from that slice
-		// to this one, recorded once this one has ended.
-		t.flowPending = t.lastCPU >= 0 && t.lastCPU != c.id
-		t.flowFrom, t.flowStart, t.flowEnd = t.lastCPU, t.lastStart, t.lastEnd
-	}
 	t.switches++
 	d := s.now - t.runnableSince
 	t.delayCount++
@@ -148,6 +142,26 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	if d > t.delayMax || t.delayCount == 1 {
 		t.delayMax = d
 		t.delayMaxAt = t.runnableSince
+	}
+	// One test of inHooks where the switch-in tested the trace, the
+	// switch cost and the nohz mode one by one: without any of them
+	// (the common configuration), all that is left is the resume.
+	if s.inHooks {
+		s.switchInHooks(c, t)
+	} else {
+		s.pushResume(c.id, t)
+	}
+}
+
+// switchInHooks ends switchTo's switch-in of t on c when inHooks is set:
+// the trace's migration arrow, the resume after the switch cost (or at
+// once), and under nohz idle the restart of c's tick.
+func (s *Sim) switchInHooks(c *cpu, t *task) {
+	if s.cfg.Trace {
+		// If it last ran elsewhere: a migration arrow from that slice
+		// to this one, recorded once this one has ended.
+		t.flowPending = t.lastCPU >= 0 && t.lastCPU != c.id
+		t.flowFrom, t.flowStart, t.flowEnd = t.lastCPU, t.lastStart, t.lastEnd
 	}
 	if s.swCost == 0 {
 		s.pushResume(c.id, t)
