@@ -98,13 +98,10 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		if s.donePosted && s.doneTask == t {
 			s.donePosted = false // stale now: dropped rather than popped
 		}
-		if s.cfg.Trace {
-			s.endSlice(c, prev, s.now)
+		if s.outHooks { // the trace or the debug check: one test for both
+			s.switchOutHooks(c, prev, t)
 		}
 		t.runCPU = -1
-		if s.debug && t.runtime != t.se.SumExecRuntime() {
-			s.fail(fmt.Errorf("%s: simulator runtime %d ns, eevdf sum_exec_runtime %d ns", t.name, t.runtime, t.se.SumExecRuntime()))
-		}
 		if t.state == stRunning {
 			t.state = stRunnable
 			t.runnableSince = s.now
@@ -150,6 +147,18 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		s.switchInHooks(c, t)
 	} else {
 		s.pushResume(c.id, t)
+	}
+}
+
+// switchOutHooks is the part of switchTo's switch-out of prev (its task
+// t) on c that outHooks stands for: the end of its trace slice, and the
+// debug check of its runtime against the model's.
+func (s *Sim) switchOutHooks(c *cpu, prev int32, t *task) {
+	if s.cfg.Trace {
+		s.endSlice(c, prev, s.now)
+	}
+	if s.debug && t.runtime != t.se.SumExecRuntime() {
+		s.fail(fmt.Errorf("%s: simulator runtime %d ns, eevdf sum_exec_runtime %d ns", t.name, t.runtime, t.se.SumExecRuntime()))
 	}
 }
 

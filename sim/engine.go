@@ -109,6 +109,7 @@ type Sim struct {
 	wakeCost  uint64
 	swCost    uint64
 	inHooks   bool // cfg.Trace, swCost > 0 or nohz idle: a switch-in has more to do than queue its resume (switchInHooks)
+	outHooks  bool // cfg.Trace or debug: a switch-out ends a trace slice or checks the runtime (switchOutHooks)
 	stop      uint64
 
 	// Preemption model and timer slack (preempt.go, slack.go).
@@ -242,6 +243,7 @@ func (s *Sim) configure() error {
 	}
 	s.wakeCost, s.swCost = uint64(cfg.WakeupCost), uint64(cfg.SwitchCost)
 	s.inHooks = cfg.Trace || s.swCost != 0 || cfg.Nohz == smp.NohzIdle
+	s.outHooks = cfg.Trace || s.debug
 	if err := s.configurePreempt(); err != nil {
 		return err
 	}
