@@ -435,7 +435,9 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 		return s.scheduleIdle(cpu, false, prev), nil
 	}
 	_ = rq.SetNext(next) // a pick is never delayed
-	if next != prev && s.asym {
+	// asym first: on a symmetric machine one load and test, without
+	// reloading next and prev (kept on the stack across SetNext).
+	if s.asym && next != prev {
 		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
 	}
 	return s.ownTask(next), nil
@@ -541,7 +543,9 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	}
 	// setNext, written out: it does not inline.
 	_ = rq.SetNext(next) // a pick is never delayed
-	if next != prev && s.asym {
+	// asym first: on a symmetric machine one load and test, without
+	// reloading next and prev (kept on the stack across SetNext).
+	if s.asym && next != prev {
 		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
 	}
 	if prevIdle {
@@ -555,7 +559,9 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 // ran before (prevIdle), put_prev_task_idle's sample of avg_idle.
 func (s *System) setNext(cpu int, prevIdle bool, prev, next *eevdf.SchedEntity) *Task {
 	_ = s.cpus[cpu].rq.SetNext(next) // a pick is never delayed
-	if next != prev && s.asym {
+	// asym first: on a symmetric machine one load and test, without
+	// reloading next and prev (kept on the stack across SetNext).
+	if s.asym && next != prev {
 		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
 	}
 	if prevIdle {
