@@ -667,17 +667,19 @@ func (s *System) tick(cpu int) {
 		s.syncCPU(c, cpu)
 	}
 	rq := c.rq
-	if rq.Curr() != nil {
+	// busy is read once for the class's tick and the idle test below (the
+	// class's tick never changes the running task; the hooks may be
+	// thought to, and it is read again after them).
+	busy := rq.Curr() != nil
+	if busy {
 		rq.Tick()
-		if s.tickHooks {
-			s.taskTickHooks(cpu, rq)
-		}
 	}
-	if s.tickHooks && s.core.on {
-		s.coreTick(cpu)
+	if s.tickHooks {
+		s.tickHookWork(cpu, rq, busy)
+		busy = rq.Curr() != nil
 	}
 	if c.noDomains {
-		c.idleBalance = rq.Curr() == nil && rq.NrRunning() == 0 // idleCPU: tickBalance's first step, and all it does here
+		c.idleBalance = !busy && rq.NrRunning() == 0 // idleCPU: tickBalance's first step, and all it does here
 	} else {
 		s.tickBalance(cpu)
 	}
@@ -688,17 +690,23 @@ func (s *System) tick(cpu int) {
 	}
 }
 
-// taskTickHooks is the rest of task_tick_fair after the class's tick, for
-// features that tickHooks says may be on: the misfit status on an
-// asymmetric machine, the overutilized status under EAS, and
-// task_tick_core under core scheduling.
-func (s *System) taskTickHooks(cpu int, rq *eevdf.CfsRq) {
-	if s.asym {
-		s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
+// tickHookWork is the tick's work for the features that tickHooks says
+// may be on, in the tick's order: on a busy CPU the rest of
+// task_tick_fair after the class's tick (the misfit status on an
+// asymmetric machine, the overutilized status under EAS) and
+// task_tick_core under core scheduling; then sched_core_tick.
+func (s *System) tickHookWork(cpu int, rq *eevdf.CfsRq, busy bool) {
+	if busy {
+		if s.asym {
+			s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
+		}
+		s.checkUpdateOverutilizedStatus(cpu)
+		if s.core.on {
+			s.taskTickCore(cpu)
+		}
 	}
-	s.checkUpdateOverutilizedStatus(cpu)
 	if s.core.on {
-		s.taskTickCore(cpu)
+		s.coreTick(cpu)
 	}
 }
 
