@@ -83,14 +83,16 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		t := c.currT
 		t.runtime += s.clock(c) - t.tcIn
 		if t.progressing {
+			// spin first: a spinning task (a hog) is decided by one
+			// test, and a Run phase still takes two, as before.
 			switch {
-			case t.inRun && !t.spin:
+			case t.spin:
+				t.work += workIn(c, s.now-t.segStart)
+			case t.inRun:
 				// remaining −= the work of this segment (asym.go)
 				w := min(workIn(c, s.now-t.segStart), t.remaining)
 				t.remaining -= w
 				t.work += w
-			case t.spin:
-				t.work += workIn(c, s.now-t.segStart)
 			}
 			t.progressing = false
 		}
