@@ -83,14 +83,16 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		t := c.currT
 		t.runtime += s.clock(c) - t.tcIn
 		if t.progressing {
+			// spin first: a spinning task (a hog) is decided by one
+			// test, and a Run phase still takes two, as before.
 			switch {
-			case t.inRun && !t.spin:
+			case t.spin:
+				t.work += workIn(c, s.now-t.segStart)
+			case t.inRun:
 				// remaining −= the work of this segment (asym.go)
 				w := min(workIn(c, s.now-t.segStart), t.remaining)
 				t.remaining -= w
 				t.work += w
-			case t.spin:
-				t.work += workIn(c, s.now-t.segStart)
 			}
 			t.progressing = false
 		}
@@ -98,13 +100,10 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 		if s.donePosted && s.doneTask == t {
 			s.donePosted = false // stale now: dropped rather than popped
 		}
-		if s.cfg.Trace {
-			s.endSlice(c, prev, s.now)
+		if s.outHooks { // the trace or the debug check: one test for both
+			s.switchOutHooks(c, prev, t)
 		}
 		t.runCPU = -1
-		if s.debug && t.runtime != t.se.SumExecRuntime() {
-			s.fail(fmt.Errorf("%s: simulator runtime %d ns, eevdf sum_exec_runtime %d ns", t.name, t.runtime, t.se.SumExecRuntime()))
-		}
 		if t.state == stRunning {
 			t.state = stRunnable
 			t.runnableSince = s.now
@@ -135,12 +134,6 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	t.runCPU = c.id
 	t.tcIn = s.clock(c)
 	t.traceStart = s.now
-	if s.cfg.Trace {
-		// If it last ran elsewhere: a migration arrow from that slice
-		// to this one, recorded once this one has ended.
-		t.flowPending = t.lastCPU >= 0 && t.lastCPU != c.id
-		t.flowFrom, t.flowStart, t.flowEnd = t.lastCPU, t.lastStart, t.lastEnd
-	}
 	t.switches++
 	d := s.now - t.runnableSince
 	t.delayCount++
@@ -148,6 +141,38 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	if d > t.delayMax || t.delayCount == 1 {
 		t.delayMax = d
 		t.delayMaxAt = t.runnableSince
+	}
+	// One test of inHooks where the switch-in tested the trace, the
+	// switch cost and the nohz mode one by one: without any of them
+	// (the common configuration), all that is left is the resume.
+	if s.inHooks {
+		s.switchInHooks(c, t)
+	} else {
+		s.pushResume(c.id, t)
+	}
+}
+
+// switchOutHooks is the part of switchTo's switch-out of prev (its task
+// t) on c that outHooks stands for: the end of its trace slice, and the
+// debug check of its runtime against the model's.
+func (s *Sim) switchOutHooks(c *cpu, prev int32, t *task) {
+	if s.cfg.Trace {
+		s.endSlice(c, prev, s.now)
+	}
+	if s.debug && t.runtime != t.se.SumExecRuntime() {
+		s.fail(fmt.Errorf("%s: simulator runtime %d ns, eevdf sum_exec_runtime %d ns", t.name, t.runtime, t.se.SumExecRuntime()))
+	}
+}
+
+// switchInHooks ends switchTo's switch-in of t on c when inHooks is set:
+// the trace's migration arrow, the resume after the switch cost (or at
+// once), and under nohz idle the restart of c's tick.
+func (s *Sim) switchInHooks(c *cpu, t *task) {
+	if s.cfg.Trace {
+		// If it last ran elsewhere: a migration arrow from that slice
+		// to this one, recorded once this one has ended.
+		t.flowPending = t.lastCPU >= 0 && t.lastCPU != c.id
+		t.flowFrom, t.flowStart, t.flowEnd = t.lastCPU, t.lastStart, t.lastEnd
 	}
 	if s.swCost == 0 {
 		s.pushResume(c.id, t)

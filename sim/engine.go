@@ -108,6 +108,8 @@ type Sim struct {
 	origin    uint64 // the System's clock at simulated time 0 (newSystem)
 	wakeCost  uint64
 	swCost    uint64
+	inHooks   bool // cfg.Trace, swCost > 0 or nohz idle: a switch-in has more to do than queue its resume (switchInHooks)
+	outHooks  bool // cfg.Trace or debug: a switch-out ends a trace slice or checks the runtime (switchOutHooks)
 	stop      uint64
 
 	// Preemption model and timer slack (preempt.go, slack.go).
@@ -240,6 +242,8 @@ func (s *Sim) configure() error {
 		return fmt.Errorf("negative cost, sample interval or start jitter")
 	}
 	s.wakeCost, s.swCost = uint64(cfg.WakeupCost), uint64(cfg.SwitchCost)
+	s.inHooks = cfg.Trace || s.swCost != 0 || cfg.Nohz == smp.NohzIdle
+	s.outHooks = cfg.Trace || s.debug
 	if err := s.configurePreempt(); err != nil {
 		return err
 	}

@@ -435,7 +435,9 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 		return s.scheduleIdle(cpu, false, prev), nil
 	}
 	_ = rq.SetNext(next) // a pick is never delayed
-	if next != prev && s.asym {
+	// asym first: on a symmetric machine one load and test, without
+	// reloading next and prev (kept on the stack across SetNext).
+	if s.asym && next != prev {
 		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
 	}
 	return s.ownTask(next), nil
@@ -541,7 +543,9 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	}
 	// setNext, written out: it does not inline.
 	_ = rq.SetNext(next) // a pick is never delayed
-	if next != prev && s.asym {
+	// asym first: on a symmetric machine one load and test, without
+	// reloading next and prev (kept on the stack across SetNext).
+	if s.asym && next != prev {
 		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
 	}
 	if prevIdle {
@@ -555,7 +559,9 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 // ran before (prevIdle), put_prev_task_idle's sample of avg_idle.
 func (s *System) setNext(cpu int, prevIdle bool, prev, next *eevdf.SchedEntity) *Task {
 	_ = s.cpus[cpu].rq.SetNext(next) // a pick is never delayed
-	if next != prev && s.asym {
+	// asym first: on a symmetric machine one load and test, without
+	// reloading next and prev (kept on the stack across SetNext).
+	if s.asym && next != prev {
 		s.updateMisfitStatus(s.ownTask(next), cpu) // set_next_task_fair, first
 	}
 	if prevIdle {
@@ -646,13 +652,51 @@ func (s *System) Tick(cpu int) {
 }
 
 // tick is Tick on a valid CPU id.
+//
+// The CPU's state is found once, for TickStopped's test, rq's clock and
+// the balance trigger (each indexed the CPUs itself), and the hooks of
+// features that are mostly off (asymmetric capacities, EAS, core
+// scheduling) sit behind one flag, tickHooks, which is cheaper than
+// their three separate tests on every tick.
 func (s *System) tick(cpu int) {
-	if s.TickStopped(cpu) {
+	c := &s.cpus[cpu]
+	if c.tickStopped && s.idleCPU(cpu) { // TickStopped, on a valid id
 		return
 	}
-	rq := s.rq(cpu)
-	if rq.Curr() != nil {
+	if c.clockEpoch != s.epoch { // rq(cpu)
+		s.syncCPU(c, cpu)
+	}
+	rq := c.rq
+	// busy is read once for the class's tick and the idle test below (the
+	// class's tick never changes the running task; the hooks may be
+	// thought to, and it is read again after them).
+	busy := rq.Curr() != nil
+	if busy {
 		rq.Tick()
+	}
+	if s.tickHooks {
+		s.tickHookWork(cpu, rq, busy)
+		busy = rq.Curr() != nil
+	}
+	if c.noDomains {
+		c.idleBalance = !busy && rq.NrRunning() == 0 // idleCPU: tickBalance's first step, and all it does here
+	} else {
+		s.tickBalance(cpu)
+	}
+	if s.nohz == NohzIdle && s.idleCPU(cpu) && rq.NrRunning() == 0 {
+		// An idle CPU still ticking (idle since boot) stops its tick in
+		// its idle loop.
+		s.idleEntry(cpu)
+	}
+}
+
+// tickHookWork is the tick's work for the features that tickHooks says
+// may be on, in the tick's order: on a busy CPU the rest of
+// task_tick_fair after the class's tick (the misfit status on an
+// asymmetric machine, the overutilized status under EAS) and
+// task_tick_core under core scheduling; then sched_core_tick.
+func (s *System) tickHookWork(cpu int, rq *eevdf.CfsRq, busy bool) {
+	if busy {
 		if s.asym {
 			s.updateMisfitStatus(s.ownTask(rq.Curr()), cpu) // task_tick_fair
 		}
@@ -664,14 +708,9 @@ func (s *System) tick(cpu int) {
 	if s.core.on {
 		s.coreTick(cpu)
 	}
-	if c := &s.cpus[cpu]; c.noDomains {
-		c.idleBalance = s.idleCPU(cpu) // tickBalance's first step, and all it does here
-	} else {
-		s.tickBalance(cpu)
-	}
-	if s.nohz == NohzIdle && s.idleCPU(cpu) && rq.NrRunning() == 0 {
-		// An idle CPU still ticking (idle since boot) stops its tick in
-		// its idle loop.
-		s.idleEntry(cpu)
-	}
 }
+
+// setTickHooks sets tickHooks from the features it stands for; it runs
+// at New and wherever core scheduling is switched on or off (asym and
+// easOn are fixed at New).
+func (s *System) setTickHooks() { s.tickHooks = s.asym || s.easOn || s.core.on }

@@ -320,6 +320,7 @@ func (s *System) coreGet() {
 	s.core.live++
 	if s.core.live == 1 {
 		s.core.on = true
+		s.setTickHooks()
 		for i := range s.core.cores {
 			s.core.cores[i].fiStart = 0
 		}
@@ -341,6 +342,7 @@ func (s *System) cookiePut(c Cookie) {
 	s.core.live--
 	if s.core.live == 0 {
 		s.core.on = false
+		s.setTickHooks()
 		// A sibling's pick not yet consumed is dropped: the plain pick
 		// never reads it, and a later enable must not find it.
 		for i := range s.core.cpus {

@@ -256,6 +256,10 @@ type System struct {
 	easOn bool     // sched_energy_enabled() (energy.go)
 	eas   easState // the energy model, rd->pd, rd->overutilized
 
+	// tickHooks is asym || easOn || core.on (setTickHooks): the tick has
+	// work beyond the class's tick and the balance trigger.
+	tickHooks bool
+
 	resched     *topology.Mask // CPUs asked to reschedule by the System's operations
 	reschedAny  bool           // resched has members (it is set since its last Reset)
 	reschedList []int          // Resched's result, reused
@@ -465,6 +469,7 @@ func New(t *topology.Topology, opts ...Option) (*System, error) {
 	s.nohzState.nextBalance = s.jiffies
 	s.nohzState.nextBlocked = s.jiffies
 	s.nextTick = s.jiffies + 1
+	s.setTickHooks()
 	return s, nil
 }
 
