@@ -60,22 +60,30 @@ func TestAvgVruntimeWorkedExample(t *testing.T) {
 	}
 }
 
+// int64Edges are the values where a product or a quotient of int64s
+// overflows, rounds or changes sign.
+var int64Edges = []int64{0, 1, -1, 2, -2, 1 << 20, -(1 << 20), math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
+
+// edgyInt64 draws an edge a quarter of the time, a small value of either
+// sign a quarter, and any int64 otherwise: the mix the eligibility
+// bounds are tested on.
+func edgyInt64(rng *rand.Rand) int64 {
+	switch rng.IntN(4) {
+	case 0:
+		return int64Edges[rng.IntN(len(int64Edges))]
+	case 1:
+		return rng.Int64N(2001) - 1000
+	default:
+		return int64(rng.Uint64())
+	}
+}
+
 // The descent's bound, key ≤ ⌊avg/load⌋, answers exactly as
 // vruntime_eligible's 128-bit product does, at the edges of the range
 // and around every exact quotient.
 func TestEligibleBoundMatchesProduct(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	edges := []int64{0, 1, -1, 2, -2, 1 << 20, -(1 << 20), math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
-	pick := func() int64 {
-		switch rng.IntN(4) {
-		case 0:
-			return edges[rng.IntN(len(edges))]
-		case 1:
-			return rng.Int64N(2001) - 1000
-		default:
-			return int64(rng.Uint64())
-		}
-	}
+	pick := func() int64 { return edgyInt64(rng) }
 	for i := 0; i < 200000; i++ {
 		e := eligibilityTest{avg: pick(), load: pick(), zero: rng.Uint64()}
 		if rng.IntN(2) == 0 {

@@ -11,17 +11,7 @@ import (
 // quotient, and for an empty load with the empty queue's sums (0).
 func TestKeyLimitMatchesProduct(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
-	edges := []int64{0, 1, -1, 2, -2, 1 << 20, -(1 << 20), math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1}
-	pick := func() int64 {
-		switch rng.IntN(4) {
-		case 0:
-			return edges[rng.IntN(len(edges))]
-		case 1:
-			return rng.Int64N(2001) - 1000
-		default:
-			return int64(rng.Uint64())
-		}
-	}
+	pick := func() int64 { return edgyInt64(rng) }
 	check := func(e eligibilityTest, keys ...int64) {
 		t.Helper()
 		b := e.bound()

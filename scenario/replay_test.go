@@ -18,14 +18,7 @@ import (
 // timelines, ends in the state of the kernel's last line, every field.
 func TestAdvanceEndsWhereTheKernelDoes(t *testing.T) {
 	eachKernelScenario(t, func(t *testing.T, path string, b eevdf.Backend, golden []map[string]json.RawMessage) {
-		sc, err := Parse(bytes.NewReader(mustRead(t, path)), filepath.Base(path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := NewReplayer(sc, replayOptions(t, path, b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc, r := kernelReplayer(t, path, b)
 		for !r.Done() {
 			if err := r.Advance(); err != nil {
 				t.Fatal(err)
@@ -36,6 +29,21 @@ func TestAdvanceEndsWhereTheKernelDoes(t *testing.T) {
 		}
 		checkLastLine(t, r, sc, golden)
 	})
+}
+
+// kernelReplayer parses the kernel scenario at path and returns it with a
+// Replayer on backend b, with the options its first line asks for.
+func kernelReplayer(t *testing.T, path string, b eevdf.Backend) (*Scenario, *Replayer) {
+	t.Helper()
+	sc, err := Parse(bytes.NewReader(mustRead(t, path)), filepath.Base(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReplayer(sc, replayOptions(t, path, b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, r
 }
 
 // An operation that is not defined in its state is an *Error from
@@ -184,14 +192,7 @@ func TestWakeupRefusals(t *testing.T) {
 // the kernel's last line, every field.
 func TestAdvanceToEndsWhereTheKernelDoes(t *testing.T) {
 	eachKernelScenario(t, func(t *testing.T, path string, b eevdf.Backend, golden []map[string]json.RawMessage) {
-		sc, err := Parse(bytes.NewReader(mustRead(t, path)), filepath.Base(path))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := NewReplayer(sc, replayOptions(t, path, b))
-		if err != nil {
-			t.Fatal(err)
-		}
+		sc, r := kernelReplayer(t, path, b)
 		for _, n := range []int{len(sc.Ops) / 2, len(sc.Ops)} {
 			if err := r.AdvanceTo(n); err != nil {
 				t.Fatal(err)
