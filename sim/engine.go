@@ -430,6 +430,7 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 		slack:     s.slackOf(sp),
 	}
 	t.lat = make([]uint64, 0, latencyCapacity(prog, s.stop))
+	t.decodeCycle()
 	s.tasks = append(s.tasks, t)
 	st.SetData(idx)
 	s.post(start, evStart, idx, -1, 0)

@@ -27,6 +27,10 @@ func (s *Sim) resumeTask(c *cpu, t *task) {
 		t.timerWait = 0
 	}
 	if !t.inRun {
+		if t.pc == t.cycJump {
+			s.cycleRun(c, t) // the decoded loop, resumed after its sleep
+			return
+		}
 		s.exec(c, t)
 		return
 	}
@@ -62,6 +66,10 @@ func (s *Sim) phaseDone(c *cpu, t *task) {
 	t.pc++
 	s.here = c.id
 	if wasSys && !callGoesOn(t) && !s.returnToUser(c, t.idx) {
+		return
+	}
+	if t.pc == t.cycSleep {
+		s.cycleSleep(c, t) // the decoded loop's burst has ended
 		return
 	}
 	s.exec(c, t)

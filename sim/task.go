@@ -86,12 +86,19 @@ type markStat struct {
 // which each would look up again: a bounds check and a multiplication by
 // the size of a task apiece.
 type task struct {
-	name   string
-	wl     int32
-	idx    int32 // its index in Sim.tasks
-	se     *eevdf.SchedEntity
-	code   []instr
-	slots  []uint64
+	name  string
+	wl    int32
+	idx   int32 // its index in Sim.tasks
+	se    *eevdf.SchedEntity
+	code  []instr
+	slots []uint64
+
+	// The decoded Run–Sleep–Jump loop (cycle.go): the pcs of its Sleep
+	// and its Jump (−1: none) and the operands of its two phases.
+	cycSleep, cycJump    int32
+	cycRunA, cycRunB     uint64
+	cycSleepA, cycSleepB uint64
+
 	timers []timerState
 
 	st     *smp.Task // the System's task: its CPU (task_cpu) and placement

@@ -1,0 +1,101 @@
+package sim
+
+// The run/sleep cycle's decoded form. The most common program shape is a
+// loop of a CPU burst and a sleep, Forever(RunJitter(a, b),
+// SleepJitter(c, d)), compiled to the three instructions
+//
+//	k:   Run   a, b
+//	k+1: Sleep c, d
+//	k+2: Jump  k
+//
+// A task with such a loop keeps the pcs of its Sleep and of its Jump and
+// the four operands in fields of its own (decodeCycle, at New). When its
+// program reaches one of those two pcs — the end of the burst (phaseDone)
+// or the resume after the sleep (resumeTask) — it runs cycleSleep or
+// cycleRun instead of the interpreter: one test of the pc where the
+// interpreter found the instruction in the program (an index and a bounds
+// check), dispatched on its opcode through the jump table and went round
+// its loop once an instruction, three times a cycle.
+//
+// Both do exactly what the interpreter does at those pcs, program step
+// for program step: the same draws in the same order, the same state
+// left behind, and the same count of steps at the current time
+// (s.steps), so that the livelock guard fails at the same step. A decoded
+// loop needs a and c positive, so that neither phase can draw a zero
+// duration (the interpreter goes on past a zero Run or Sleep in the same
+// visit, which the decoded form does not follow).
+
+// decodeCycle finds t's first Run–Sleep–Jump loop with positive minimum
+// durations, and sets t's decoded form from it; without one, cycSleep and
+// cycJump stay −1, a pc no program reaches.
+func (t *task) decodeCycle() {
+	t.cycSleep, t.cycJump = -1, -1
+	code := t.code
+	for k := 0; k+2 < len(code); k++ {
+		run, sleep, jump := &code[k], &code[k+1], &code[k+2]
+		if run.op != opRun || run.flag != 0 || run.a == 0 ||
+			sleep.op != opSleep || sleep.a == 0 ||
+			jump.op != opJump || jump.n != int32(k) {
+			continue
+		}
+		t.cycSleep, t.cycJump = int32(k+1), int32(k+2)
+		t.cycRunA, t.cycRunB = run.a, run.b
+		t.cycSleepA, t.cycSleepB = sleep.a, sleep.b
+		return
+	}
+}
+
+// cycleSleep is exec at the Sleep of t's decoded loop (t.pc ==
+// t.cycSleep), the one program step that follows the end of the burst: a
+// draw of the sleep's length and the sleep, as exec's opSleep does.
+func (s *Sim) cycleSleep(c *cpu, t *task) {
+	s.here = c.id
+	s.steps++
+	if s.steps > maxStepsAtOneTime {
+		s.fail(errLivelock)
+		return
+	}
+	d := t.cycSleepA // positive: the sleep blocks (decodeCycle)
+	if t.cycSleepB > 0 {
+		d += s.randN(t.cycSleepB)
+	}
+	t.pc++
+	at := addSat(s.now, d)
+	t.wakeGen++
+	if t.slack > 0 {
+		at = s.armSlack(c, t.idx, at)
+	}
+	s.postTimer(at, t.idx, t.wakeGen)
+	s.block(c, t, stBlocked)
+}
+
+// cycleRun is exec at the Jump of t's decoded loop (t.pc == t.cycJump),
+// where t resumes after its sleep: two program steps, the Jump and the
+// Run it jumps to, which starts the next burst as exec's opRun does.
+// Where the second step would pass the livelock guard's bound, the
+// interpreter takes the two steps instead, and fails at the same one.
+func (s *Sim) cycleRun(c *cpu, t *task) {
+	if s.steps >= maxStepsAtOneTime-1 {
+		s.exec(c, t)
+		return
+	}
+	s.steps += 2
+	s.here = c.id
+	t.pc = t.cycJump - 2
+	d := t.cycRunA // positive: the burst takes time (decodeCycle)
+	if t.cycRunB > 0 {
+		d += s.randN(t.cycRunB)
+	}
+	t.inRun, t.remaining, t.segStart = true, d, s.now
+	t.sys, t.sysLen = false, d
+	end := addSat(s.now, wallFor(c, d))
+	if !s.doneApart {
+		s.postDone(end, t, c.id, t.gen)
+		return
+	}
+	// postDone's live completion kept apart, as in exec: t has not
+	// left the CPU since it resumed, so its stint is still t.gen.
+	s.seq++
+	s.donePosted = true
+	s.doneAt, s.doneSeq, s.doneTask, s.doneGen = end, s.seq, t, t.gen
+}
