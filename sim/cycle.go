@@ -10,9 +10,9 @@ package sim
 //
 // A task with such a loop keeps the pcs of its Sleep and of its Jump and
 // the four operands in fields of its own (decodeCycle, at New). When its
-// program reaches one of those two pcs — the end of the burst (phaseDone)
-// or the resume after the sleep (resumeTask) — it runs cycleSleep or
-// cycleRun instead of the interpreter: one test of the pc where the
+// program reaches one of those two pcs — the end of the burst (step or
+// phaseDone) or the resume after the sleep (resumeTask) — it runs cycleEnd
+// or cycleRun instead of phaseDone's general case and the interpreter: one test of the pc where the
 // interpreter found the instruction in the program (an index and a bounds
 // check), dispatched on its opcode through the jump table and went round
 // its loop once an instruction, three times a cycle.
@@ -45,10 +45,16 @@ func (t *task) decodeCycle() {
 	}
 }
 
-// cycleSleep is exec at the Sleep of t's decoded loop (t.pc ==
-// t.cycSleep), the one program step that follows the end of the burst: a
-// draw of the sleep's length and the sleep, as exec's opSleep does.
-func (s *Sim) cycleSleep(c *cpu, t *task) {
+// cycleEnd ends the burst of t's decoded loop (t.pc == t.cycSleep−1,
+// t running on c and progressing in it) and takes the one program step
+// that follows, its Sleep: phaseDone's work for a Run phase that is no
+// Sys phase, then exec's opSleep, in one function where they were two
+// and the interpreter's loop. step calls it for the completion kept
+// apart, phaseDone for the others.
+func (s *Sim) cycleEnd(c *cpu, t *task) {
+	t.work += t.remaining // the work left when the phase last resumed
+	t.inRun, t.remaining = false, 0
+	t.pc++
 	s.here = c.id
 	s.steps++
 	if s.steps > maxStepsAtOneTime {
@@ -69,12 +75,18 @@ func (s *Sim) cycleSleep(c *cpu, t *task) {
 	s.block(c, t, stBlocked)
 }
 
-// cycleRun is exec at the Jump of t's decoded loop (t.pc == t.cycJump),
-// where t resumes after its sleep: two program steps, the Jump and the
-// Run it jumps to, which starts the next burst as exec's opRun does.
-// Where the second step would pass the livelock guard's bound, the
-// interpreter takes the two steps instead, and fails at the same one.
+// cycleRun is resumeTask for t at the Jump of its decoded loop (t.pc ==
+// t.cycJump), where t resumes after its sleep on c: it starts to
+// progress and takes two program steps, the Jump and the Run it jumps
+// to, which starts the next burst as exec's opRun does. resumeTask's
+// other tests are left out, as they cannot pass there: t is in no phase
+// (its pc is at a Jump), has run before (it has slept in its loop), and
+// waits on no periodic timer (it slept in its loop's Sleep, after a
+// resume that cleared any such wait). Where the second step would pass
+// the livelock guard's bound, the interpreter takes the two steps
+// instead, and fails at the same one.
 func (s *Sim) cycleRun(c *cpu, t *task) {
+	t.progressing = true
 	if s.steps >= maxStepsAtOneTime-1 {
 		s.exec(c, t)
 		return

@@ -564,7 +564,11 @@ func (s *Sim) step() bool {
 		// event on one CPU (the end of a Run phase).
 		if t := s.doneTask; t.completes(s.doneGen) {
 			s.events++
-			s.phaseDone(&s.cpus[t.runCPU], t)
+			if t.pc+1 == t.cycSleep {
+				s.cycleEnd(&s.cpus[0], t) // phaseDone's first case, without its call
+			} else {
+				s.phaseDone(&s.cpus[t.runCPU], t)
+			}
 		}
 		cls = clsTask
 	} else if s.nextIsTick() {
@@ -643,7 +647,17 @@ func (s *Sim) step() bool {
 			if t.gen != s.resume1.gen || t.progressing {
 				continue
 			}
-			s.resumeTask(&s.cpus[0], t)
+			// resumeTask's two commonest cases, without its call: a
+			// phase that continues (a hog, a preempted burst) and the
+			// decoded loop resumed after its sleep.
+			switch c := &s.cpus[0]; {
+			case t.inRun:
+				s.resumePhase(c, t)
+			case t.pc == t.cycJump:
+				s.cycleRun(c, t)
+			default:
+				s.resumeTask(c, t)
+			}
 		}
 		s.resumed = false
 	}

@@ -14,9 +14,13 @@ import (
 // another task).
 
 // resumeTask starts t progressing on c, after its switch-in and the switch
-// cost: an interrupted Run or Spin phase continues, anything else goes on
-// with the program.
+// cost: an interrupted Run or Spin phase continues (resumePhase), anything
+// else goes on with the program.
 func (s *Sim) resumeTask(c *cpu, t *task) {
+	if t.inRun {
+		s.resumePhase(c, t)
+		return
+	}
 	t.progressing = true
 	if !t.begun {
 		t.begun = true
@@ -26,14 +30,20 @@ func (s *Sim) resumeTask(c *cpu, t *task) {
 		t.timers[t.timerWait-1].woke = s.now
 		t.timerWait = 0
 	}
-	if !t.inRun {
-		if t.pc == t.cycJump {
-			s.cycleRun(c, t) // the decoded loop, resumed after its sleep
-			return
-		}
-		s.exec(c, t)
+	if t.pc == t.cycJump {
+		s.cycleRun(c, t) // the decoded loop, resumed after its sleep
 		return
 	}
+	s.exec(c, t)
+}
+
+// resumePhase is resumeTask for t inside a Run or Spin phase (inRun): the
+// phase continues. resumeTask's first tests are left out, as they cannot
+// pass there: t has run before (it started its phase after a resume), and
+// waits on no periodic timer (that resume cleared any such wait, and the
+// phase began after it).
+func (s *Sim) resumePhase(c *cpu, t *task) {
+	t.progressing = true
 	if t.spin {
 		t.segStart = s.now
 		switch {
@@ -55,6 +65,10 @@ func (s *Sim) resumeTask(c *cpu, t *task) {
 
 // phaseDone ends the running task's Run or Spin phase and goes on.
 func (s *Sim) phaseDone(c *cpu, t *task) {
+	if t.pc+1 == t.cycSleep {
+		s.cycleEnd(c, t) // the burst of the decoded loop
+		return
+	}
 	wasSys := t.sys
 	if t.spin {
 		t.work += workIn(c, s.now-t.segStart)
@@ -66,10 +80,6 @@ func (s *Sim) phaseDone(c *cpu, t *task) {
 	t.pc++
 	s.here = c.id
 	if wasSys && !callGoesOn(t) && !s.returnToUser(c, t.idx) {
-		return
-	}
-	if t.pc == t.cycSleep {
-		s.cycleSleep(c, t) // the decoded loop's burst has ended
 		return
 	}
 	s.exec(c, t)
