@@ -133,7 +133,6 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	t.state = stRunning
 	t.runCPU = c.id
 	t.tcIn = s.clock(c)
-	t.traceStart = s.now
 	t.switches++
 	d := s.now - t.runnableSince
 	t.delayCount++
@@ -165,12 +164,15 @@ func (s *Sim) switchOutHooks(c *cpu, prev int32, t *task) {
 }
 
 // switchInHooks ends switchTo's switch-in of t on c when inHooks is set:
-// the trace's migration arrow, the resume after the switch cost (or at
+// the trace's slice start and migration arrow, the resume after the switch cost (or at
 // once), and under nohz idle the restart of c's tick.
 func (s *Sim) switchInHooks(c *cpu, t *task) {
 	if s.cfg.Trace {
-		// If it last ran elsewhere: a migration arrow from that slice
-		// to this one, recorded once this one has ended.
+		// The trace's slice begins (set here, behind inHooks: nothing
+		// reads it without the trace). If it last ran elsewhere: a
+		// migration arrow from that slice to this one, recorded once
+		// this one has ended.
+		t.traceStart = s.now
 		t.flowPending = t.lastCPU >= 0 && t.lastCPU != c.id
 		t.flowFrom, t.flowStart, t.flowEnd = t.lastCPU, t.lastStart, t.lastEnd
 	}
@@ -428,21 +430,28 @@ func (s *Sim) wake(t *task, waker int32, sync bool) {
 	if sync {
 		wf |= eevdf.WFSync
 	}
+	var w *smp.Task
+	if waker >= 0 {
+		w = s.tasks[waker].st
+	}
+	s.wakeBy(t, w, wf)
+}
+
+// wakeBy is wake with the waker's task (nil: a timer) and the wake flags
+// found: a timer's expiry calls it itself, which spares the tests of a
+// waker and of WF_SYNC at the most common wakeup.
+func (s *Sim) wakeBy(t *task, w *smp.Task, wf eevdf.WakeFlags) {
 	t.state = stRunnable
 	t.runnableSince = s.now
 	t.wakeups++
 	if s.slog != nil {
 		s.logOp("wakeup", t.name, "")
 	}
-	var w *smp.Task
-	if waker >= 0 {
-		w = s.tasks[waker].st
-	}
 	if s.sys.TryToWakeUp(t.st, w, wf) < 0 {
 		s.fail(fmt.Errorf("%s: could not be woken", t.name))
 		return
 	}
-	s.ftraceWake(t.idx, waker, false)
+	s.ftraceWake(t.idx, s.idx(w), false)
 	if t.st.Placement() == smp.RuleInPlace {
 		t.delayedWakeups++
 		s.delayedWakeups++

@@ -602,7 +602,7 @@ func (s *Sim) step() bool {
 				s.events++
 				cpu := int32(t.st.CPU())
 				s.here = cpu
-				s.wake(t, -1, false)
+				s.wakeBy(t, nil, 0) // wake(t, -1, false)
 				if len(s.slackq) > 0 {
 					s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
 				}

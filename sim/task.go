@@ -129,7 +129,7 @@ type task struct {
 	firstRun    uint64 // first time it ran (rt-app timers start there)
 	begun       bool   // firstRun is set
 	tcIn        uint64 // task clock of its CPU at switch-in
-	traceStart  uint64 // when the current running slice began (trace)
+	traceStart  uint64 // when the current running slice began (set with the trace only)
 
 	// The trace's migration arrows: the last slice it ran, and the arrow
 	// from it to the current slice once that one has ended.
