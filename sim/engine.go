@@ -561,14 +561,16 @@ func (s *Sim) step() bool {
 		s.donePosted = false
 		s.advance(s.doneAt)
 		// complete, written out: one call less for the most common
-		// event on one CPU (the end of a Run phase).
-		if t := s.doneTask; t.completes(s.doneGen) {
-			s.events++
-			if t.pc+1 == t.cycSleep {
-				s.cycleEnd(&s.cpus[0], t) // phaseDone's first case, without its call
-			} else {
-				s.phaseDone(&s.cpus[t.runCPU], t)
-			}
+		// event on one CPU (the end of a Run phase). Its test of the
+		// completion's staleness is left out: a pending completion kept
+		// apart is always live (nextIsDone says why), which check
+		// verifies after every step in debug mode.
+		t := s.doneTask
+		s.events++
+		if t.pc+1 == t.cycSleep {
+			s.cycleEnd(&s.cpus[0], t) // phaseDone's first case, without its call
+		} else {
+			s.phaseDone(&s.cpus[0], t)
 		}
 		cls = clsTask
 	} else if s.nextIsTick() {
@@ -680,7 +682,12 @@ func (s *Sim) nextIsTick() bool {
 // (donePosted). There is at most one live completion on one CPU, and a
 // preemption makes it stale: kept apart from the queue, it costs no push
 // and pop, and a preemption drops it (switchTo) rather than leave a
-// stale event to pop. It comes after the pending tick if that is not
+// stale event to pop. So a pending completion is always live
+// (task.completes): its task still runs in the stint it was posted in,
+// as every switch-out of it drops it, and is still in the phase it was
+// posted for, as a phase ends only by this completion or after a
+// switch-in (resumePhase), and a new one is posted only after the last
+// has ended; a posting for a stint already over is dropped (postDone). It comes after the pending tick if that is not
 // later (the tick's class is earlier), and before the queue's least event
 // in the order of event.before: if earlier, or at the same time if that
 // event's class is later than clsTask, or is clsTask but was posted
