@@ -71,7 +71,12 @@ func (s *Sim) cycleEnd(c *cpu, t *task) {
 	if t.slack > 0 {
 		at = s.armSlack(c, t.idx, at)
 	}
-	s.postTimer(at, t.idx, t.wakeGen)
+	// postTimer, written out: one call less a cycle.
+	s.seq++
+	e := s.queue.add()
+	e.at, e.seq, e.ord, e.task, e.cpu, e.gen, e.kind, e.cls = at, s.seq, s.now, t.idx, -1, t.wakeGen, evWake, clsTimer
+	e.key = e.orderKey()
+	s.queue.up()
 	s.block(c, t, stBlocked)
 }
 
