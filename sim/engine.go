@@ -687,11 +687,11 @@ func (s *Sim) nextIsTick() bool {
 // as every switch-out of it drops it, and is still in the phase it was
 // posted for, as a phase ends only by this completion or after a
 // switch-in (resumePhase), and a new one is posted only after the last
-// has ended; a posting for a stint already over is dropped (postDone). It comes after the pending tick if that is not
-// later (the tick's class is earlier), and before the queue's least event
-// in the order of event.before: if earlier, or at the same time if that
-// event's class is later than clsTask, or is clsTask but was posted
-// after it.
+// has ended; a posting for a stint already over is dropped (postDone).
+// It comes after the pending tick if that is not later (the tick's class
+// is earlier), and before the queue's least event in the order of
+// event.before: if earlier, or at the same time if that event's class is
+// later than clsTask, or is clsTask but was posted after it.
 func (s *Sim) nextIsDone() bool {
 	if s.tickPosted && s.tickAt <= s.doneAt {
 		return false
