@@ -553,7 +553,6 @@ func (s *Sim) step() bool {
 		}
 		return false
 	}
-	var cls evClass
 	if s.donePosted && s.nextIsDone() {
 		if s.pastStop(s.doneAt) {
 			return false
@@ -572,59 +571,64 @@ func (s *Sim) step() bool {
 		} else {
 			s.phaseDone(&s.cpus[0], t)
 		}
-		cls = clsTask
-	} else if s.nextIsTick() {
-		if s.pastStop(s.tickAt) {
-			return false
-		}
-		s.advance(s.tickAt)
-		s.ticks()
-		if s.meter != nil {
-			s.sampleEnergy()
-		}
-		cls = clsTick
 	} else {
-		if len(s.queue.ev) == 0 {
-			s.done, s.halt = true, true
-			return false
-		}
-		h := &s.queue.ev[0]
-		if s.pastStop(h.at) {
-			return false
-		}
-		if h.kind == evWake {
-			// A timer's expiry, the most common queued event, is
-			// read in place rather than copied, and handled here
-			// rather than in dispatch: the task wakes unless the
-			// event is stale.
-			at, ti, gen := h.at, h.task, h.gen
-			s.queue.removeTop()
-			s.advance(at)
-			if t := &s.tasks[ti]; t.state == stBlocked && t.wakeGen == gen {
-				s.events++
-				cpu := int32(t.st.CPU())
-				s.here = cpu
-				s.wakeBy(t, nil, 0) // wake(t, -1, false)
-				if len(s.slackq) > 0 {
-					s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
-				}
+		// The tick or a queued event; a completion (clsTask) has
+		// none of steps 2 to 5 to wait for, and goes straight to the
+		// resumes below.
+		var cls evClass
+		if s.nextIsTick() {
+			if s.pastStop(s.tickAt) {
+				return false
 			}
-			cls = clsTimer
+			s.advance(s.tickAt)
+			s.ticks()
+			if s.meter != nil {
+				s.sampleEnergy()
+			}
+			cls = clsTick
 		} else {
-			ev := *h
-			s.queue.removeTop()
-			s.advance(ev.at)
-			s.dispatch(&ev)
-			cls = ev.cls
+			if len(s.queue.ev) == 0 {
+				s.done, s.halt = true, true
+				return false
+			}
+			h := &s.queue.ev[0]
+			if s.pastStop(h.at) {
+				return false
+			}
+			if h.kind == evWake {
+				// A timer's expiry, the most common queued event, is
+				// read in place rather than copied, and handled here
+				// rather than in dispatch: the task wakes unless the
+				// event is stale.
+				at, ti, gen := h.at, h.task, h.gen
+				s.queue.removeTop()
+				s.advance(at)
+				if t := &s.tasks[ti]; t.state == stBlocked && t.wakeGen == gen {
+					s.events++
+					cpu := int32(t.st.CPU())
+					s.here = cpu
+					s.wakeBy(t, nil, 0) // wake(t, -1, false)
+					if len(s.slackq) > 0 {
+						s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
+					}
+				}
+				cls = clsTimer
+			} else {
+				ev := *h
+				s.queue.removeTop()
+				s.advance(ev.at)
+				s.dispatch(&ev)
+				cls = ev.cls
+			}
 		}
-	}
-	if cls < clsTask {
-		if s.moreBeforeTasks() {
-			// More of steps 2 to 5 at this instant: the reschedules
-			// and the tasks they switch in wait for them.
-			return s.endStep()
+		if cls < clsTask {
+			if s.moreBeforeTasks() {
+				// More of steps 2 to 5 at this instant: the reschedules
+				// and the tasks they switch in wait for them.
+				return s.endStep()
+			}
+			s.flushDue() // §7.3 step 5
 		}
-		s.flushDue() // §7.3 step 5
 	}
 	if s.resumed {
 		if !s.doneApart {
