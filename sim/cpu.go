@@ -164,8 +164,8 @@ func (s *Sim) switchOutHooks(c *cpu, prev int32, t *task) {
 }
 
 // switchInHooks ends switchTo's switch-in of t on c when inHooks is set:
-// the trace's slice start and migration arrow, the resume after the switch cost (or at
-// once), and under nohz idle the restart of c's tick.
+// the trace's slice start and migration arrow, the resume after the
+// switch cost (or at once), and under nohz idle the restart of c's tick.
 func (s *Sim) switchInHooks(c *cpu, t *task) {
 	if s.cfg.Trace {
 		// The trace's slice begins (set here, behind inHooks: nothing

@@ -9,13 +9,13 @@ package sim
 //	k+2: Jump  k
 //
 // A task with such a loop keeps the pcs of its Sleep and of its Jump and
-// the four operands in fields of its own (decodeCycle, at New). When its
-// program reaches one of those two pcs — the end of the burst (step or
-// phaseDone) or the resume after the sleep (resumeTask) — it runs cycleEnd
-// or cycleRun instead of phaseDone's general case and the interpreter: one test of the pc where the
-// interpreter found the instruction in the program (an index and a bounds
-// check), dispatched on its opcode through the jump table and went round
-// its loop once an instruction, three times a cycle.
+// the four operands in fields of its own (decodeCycle, at New). At the
+// end of its burst (in step or phaseDone) and at its resume after the
+// sleep (in step or resumeTask) it runs cycleEnd and cycleRun instead of
+// phaseDone's general case and the interpreter: one test of the pc where
+// the interpreter found each instruction in the program (an index and a
+// bounds check), dispatched on its opcode through the jump table and went
+// round its loop, three times a cycle.
 //
 // Both do exactly what the interpreter does at those pcs, program step
 // for program step: the same draws in the same order, the same state
@@ -48,9 +48,10 @@ func (t *task) decodeCycle() {
 // cycleEnd ends the burst of t's decoded loop (t.pc == t.cycSleep−1,
 // t running on c and progressing in it) and takes the one program step
 // that follows, its Sleep: phaseDone's work for a Run phase that is no
-// Sys phase, then exec's opSleep, in one function where they were two
-// and the interpreter's loop. step calls it for the completion kept
-// apart, phaseDone for the others.
+// Sys phase (its spin, sys and spinEnd, which phaseDone clears, are clear
+// in such a phase already), then exec's opSleep, in one function where
+// they were two and the interpreter's loop. step calls it for the
+// completion kept apart, phaseDone for the others.
 func (s *Sim) cycleEnd(c *cpu, t *task) {
 	t.work += t.remaining // the work left when the phase last resumed
 	t.inRun, t.remaining = false, 0
