@@ -3,6 +3,7 @@ package sim
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 	"time"
@@ -219,5 +220,69 @@ func TestDecodedCycleKeepsTheLivelockBound(t *testing.T) {
 	}
 	if failed == 0 {
 		t.Error("no run reached the livelock bound: the comparison tests nothing")
+	}
+}
+
+// TestDecodedCyclesGiveIdenticalRunsOnRandomPrograms compares the two
+// forms, as TestDecodedCyclesGiveIdenticalRuns does, on random machines
+// of one or two CPUs with the debug check on, whose tasks run random
+// programs: a short preamble, then a Forever loop of a Run (sometimes a
+// Sys phase) and a Sleep whose minimums are often zero, sometimes with a
+// third phase in the body; half of them decode, half do not, and both
+// kinds share the CPUs.
+func TestDecodedCyclesGiveIdenticalRunsOnRandomPrograms(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	us := time.Microsecond
+	dur := func() time.Duration {
+		if r.IntN(3) == 0 {
+			return 0
+		}
+		return time.Duration(1+r.IntN(300)) * us
+	}
+	decoded := 0
+	for round := range 40 {
+		var specs []TaskSpec
+		for i := range 2 + r.IntN(6) {
+			var prog []Phase
+			for range r.IntN(3) {
+				switch r.IntN(4) {
+				case 0:
+					prog = append(prog, Run(dur()))
+				case 1:
+					prog = append(prog, Sleep(dur()))
+				case 2:
+					prog = append(prog, Mark("m"))
+				default:
+					prog = append(prog, Yield())
+				}
+			}
+			burst := RunJitter(dur(), dur()+us)
+			if r.IntN(6) == 0 {
+				burst = SysJitter(dur()+us, dur())
+			}
+			body := []Phase{burst, SleepJitter(dur(), dur()+us)}
+			if r.IntN(6) == 0 {
+				body = append(body, Mark("loop"))
+			}
+			prog = append(prog, Forever(body...))
+			specs = append(specs, TaskSpec{Name: fmt.Sprintf("t%d", i), TaskOptions: TaskOptions{Nice: r.IntN(11) - 5}, Program: prog})
+		}
+		cfg := Config{Seed: uint64(round), CPUs: 1 + r.IntN(2), Duration: 20 * time.Millisecond, Debug: true,
+			Workloads: []Workload{Custom("random", specs...)}}
+		if r.IntN(3) == 0 {
+			cfg.TimerSlack = 20 * us
+		}
+		dec, n, errDec := cycleFormRun(cfg, cfg.CPUs == 1, false)
+		plain, _, errPlain := cycleFormRun(cfg, cfg.CPUs == 1, true)
+		if fmt.Sprint(errDec) != fmt.Sprint(errPlain) {
+			t.Fatalf("round %d: error %v decoded, %v interpreted", round, errDec, errPlain)
+		}
+		if dec != plain {
+			t.Fatalf("round %d: %d decoded loops: the run differs from the interpreter's (%d bytes against %d)", round, n, len(dec), len(plain))
+		}
+		decoded += n
+	}
+	if decoded == 0 {
+		t.Error("no program had a decoded loop: the comparison tests nothing")
 	}
 }
