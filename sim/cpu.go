@@ -459,32 +459,19 @@ func (s *Sim) wakeBy(t *task, w *smp.Task, wf eevdf.WakeFlags) {
 	s.collectResched()
 }
 
-// block puts the running task t to sleep (st = stBlocked): smp's Block,
-// a dequeue with DEQUEUE_SLEEP, which may leave it queued as delayed, and
-// __schedule; or ends it (st = stExited): smp's Exit, a dead task's
-// dequeue (DEQUEUE_SPECIAL, never delayed), __schedule and the removal of
-// its load. The simulator then switches to what c runs now (under core
-// scheduling smp's pick is the core-wide one).
-func (s *Sim) block(c *cpu, t *task, st taskState) {
-	t.state = st
+// block puts the running task t to sleep (stBlocked): smp's BlockNext, a
+// dequeue with DEQUEUE_SLEEP, which may leave it queued as delayed, and
+// __schedule, whose pick it returns (no call of Curr finds it again).
+// The simulator then switches to what c runs now (under core scheduling
+// smp's pick is the core-wide one). An exit has a function of its own,
+// blockDead, which spares every sleep the tests of an exit.
+func (s *Sim) block(c *cpu, t *task) {
+	t.state = stBlocked
 	if s.slog != nil {
-		if st == stExited {
-			s.fail(errExitNotScenario)
-			return
-		}
 		s.logOp("sleep", "", "")
 		s.slog.mute = true
 	}
-	// next is what c runs after the sleep's __schedule: a sleep has it
-	// from smp's BlockNext, without a call of Curr to find it again.
-	var next *smp.Task
-	var err error
-	if st == stExited {
-		err = s.sys.Exit(int(c.id))
-		next = s.sys.Curr(int(c.id))
-	} else {
-		next, err = s.sys.BlockNext(int(c.id))
-	}
+	next, err := s.sys.BlockNext(int(c.id))
 	if err != nil {
 		s.fail(err)
 		return
@@ -498,6 +485,27 @@ func (s *Sim) block(c *cpu, t *task, st taskState) {
 	}
 	// settle, written out: its two tests inline here, where its call
 	// cost more than they do at every sleep.
+	s.collectResched()
+	s.flushDue()
+}
+
+// blockDead ends the running task t (stExited): smp's Exit, a dead
+// task's dequeue (DEQUEUE_SPECIAL, never delayed), __schedule and the
+// removal of its load; then, as block, the switch to what c runs now.
+func (s *Sim) blockDead(c *cpu, t *task) {
+	t.state = stExited
+	if s.slog != nil {
+		s.fail(errExitNotScenario)
+		return
+	}
+	if err := s.sys.Exit(int(c.id)); err != nil {
+		s.fail(err)
+		return
+	}
+	s.switchTo(c, s.idx(s.sys.Curr(int(c.id))))
+	if s.core != nil {
+		s.syncForced(c)
+	}
 	s.collectResched()
 	s.flushDue()
 }

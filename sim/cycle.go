@@ -78,7 +78,7 @@ func (s *Sim) cycleEnd(c *cpu, t *task) {
 	e.at, e.seq, e.ord, e.task, e.cpu, e.gen, e.kind, e.cls = at, s.seq, s.now, t.idx, -1, t.wakeGen, evWake, clsTimer
 	e.key = e.orderKey()
 	s.queue.up()
-	s.block(c, t, stBlocked)
+	s.block(c, t)
 }
 
 // cycleRun is resumeTask for t at the Jump of its decoded loop (t.pc ==

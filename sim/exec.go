@@ -161,7 +161,7 @@ func (s *Sim) exec(c *cpu, t *task) {
 				at = s.armSlack(c, t.idx, at)
 			}
 			s.postTimer(at, t.idx, t.wakeGen)
-			s.block(c, t, stBlocked)
+			s.block(c, t)
 			return
 		case opSleepUntil:
 			t.pc++
@@ -336,7 +336,7 @@ func (s *Sim) sleepUntil(c *cpu, t *task, at uint64) {
 		at = s.armSlack(c, t.idx, at)
 	}
 	s.postTimer(at, t.idx, t.wakeGen)
-	s.block(c, t, stBlocked)
+	s.block(c, t)
 }
 
 // exit ends t: a dequeue that is never delayed (a dead task), then schedule.
@@ -344,7 +344,7 @@ func (s *Sim) exit(c *cpu, t *task) {
 	t.exitAt = s.now
 	s.live--
 	s.halt = s.halt || s.live == 0
-	s.block(c, t, stExited)
+	s.blockDead(c, t)
 }
 
 // send writes the rest of t's current Send (n messages, reply channel
@@ -397,7 +397,7 @@ func (s *Sim) send(c *cpu, ti, ch, reply int32, n uint64) bool {
 			continue
 		}
 		cs.sendQ.push(ti)
-		s.block(c, t, stBlocked)
+		s.block(c, t)
 		return false
 	}
 }
@@ -415,7 +415,7 @@ func (s *Sim) recv(c *cpu, ti, ch int32, n uint64) bool {
 		m, ok := cs.buf.pop()
 		if !ok {
 			cs.recvQ.push(ti)
-			s.block(c, t, stBlocked)
+			s.block(c, t)
 			return false
 		}
 		cs.received++
