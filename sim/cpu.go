@@ -451,7 +451,9 @@ func (s *Sim) wakeBy(t *task, w *smp.Task, wf eevdf.WakeFlags) {
 		s.fail(fmt.Errorf("%s: could not be woken", t.name))
 		return
 	}
-	s.ftraceWake(t.idx, s.idx(w), false)
+	if s.ftrace != nil { // ftraceWake, with the waker's index found only for it
+		s.ftrace.wake(s, t.idx, s.idx(w), false)
+	}
 	if t.st.Placement() == smp.RuleInPlace {
 		t.delayedWakeups++
 		s.delayedWakeups++
