@@ -18,11 +18,18 @@ import "fmt"
 // core tree holds exactly its queued cookied tasks, core_pick_seq is
 // consistent); the simulator's view of forced idle must match smp's.
 //
+// On one CPU a completion kept apart (donePosted) must be live, as step
+// takes it without testing it (task.completes).
+//
 // The simulator's own runtime accounting is compared with eevdf's
 // sum_exec_runtime at every switch-out (switchTo).
 func (s *Sim) check() error {
 	if err := s.sys.Check(); err != nil {
 		return err
+	}
+	if t := s.doneTask; s.donePosted && !t.completes(s.doneGen) {
+		return fmt.Errorf("the completion kept apart for %s (stint %d) is stale: stint %d, state %d, progressing %v, in a phase %v",
+			t.name, s.doneGen, t.gen, t.state, t.progressing, t.inRun)
 	}
 	for i := range s.cpus {
 		c := &s.cpus[i]

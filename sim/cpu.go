@@ -133,7 +133,6 @@ func (s *Sim) switchTo(c *cpu, next int32) {
 	t.state = stRunning
 	t.runCPU = c.id
 	t.tcIn = s.clock(c)
-	t.traceStart = s.now
 	t.switches++
 	d := s.now - t.runnableSince
 	t.delayCount++
@@ -165,12 +164,15 @@ func (s *Sim) switchOutHooks(c *cpu, prev int32, t *task) {
 }
 
 // switchInHooks ends switchTo's switch-in of t on c when inHooks is set:
-// the trace's migration arrow, the resume after the switch cost (or at
-// once), and under nohz idle the restart of c's tick.
+// the trace's slice start and migration arrow, the resume after the
+// switch cost (or at once), and under nohz idle the restart of c's tick.
 func (s *Sim) switchInHooks(c *cpu, t *task) {
 	if s.cfg.Trace {
-		// If it last ran elsewhere: a migration arrow from that slice
-		// to this one, recorded once this one has ended.
+		// The trace's slice begins (set here, behind inHooks: nothing
+		// reads it without the trace). If it last ran elsewhere: a
+		// migration arrow from that slice to this one, recorded once
+		// this one has ended.
+		t.traceStart = s.now
 		t.flowPending = t.lastCPU >= 0 && t.lastCPU != c.id
 		t.flowFrom, t.flowStart, t.flowEnd = t.lastCPU, t.lastStart, t.lastEnd
 	}
@@ -428,21 +430,30 @@ func (s *Sim) wake(t *task, waker int32, sync bool) {
 	if sync {
 		wf |= eevdf.WFSync
 	}
+	var w *smp.Task
+	if waker >= 0 {
+		w = s.tasks[waker].st
+	}
+	s.wakeBy(t, w, wf)
+}
+
+// wakeBy is wake with the waker's task (nil: a timer) and the wake flags
+// found: a timer's expiry calls it itself, which spares the tests of a
+// waker and of WF_SYNC at the most common wakeup.
+func (s *Sim) wakeBy(t *task, w *smp.Task, wf eevdf.WakeFlags) {
 	t.state = stRunnable
 	t.runnableSince = s.now
 	t.wakeups++
 	if s.slog != nil {
 		s.logOp("wakeup", t.name, "")
 	}
-	var w *smp.Task
-	if waker >= 0 {
-		w = s.tasks[waker].st
-	}
 	if s.sys.TryToWakeUp(t.st, w, wf) < 0 {
 		s.fail(fmt.Errorf("%s: could not be woken", t.name))
 		return
 	}
-	s.ftraceWake(t.idx, waker, false)
+	if s.ftrace != nil { // ftraceWake, with the waker's index found only for it
+		s.ftrace.wake(s, t.idx, s.idx(w), false)
+	}
 	if t.st.Placement() == smp.RuleInPlace {
 		t.delayedWakeups++
 		s.delayedWakeups++
@@ -450,32 +461,19 @@ func (s *Sim) wake(t *task, waker int32, sync bool) {
 	s.collectResched()
 }
 
-// block puts the running task t to sleep (st = stBlocked): smp's Block,
-// a dequeue with DEQUEUE_SLEEP, which may leave it queued as delayed, and
-// __schedule; or ends it (st = stExited): smp's Exit, a dead task's
-// dequeue (DEQUEUE_SPECIAL, never delayed), __schedule and the removal of
-// its load. The simulator then switches to what c runs now (under core
-// scheduling smp's pick is the core-wide one).
-func (s *Sim) block(c *cpu, t *task, st taskState) {
-	t.state = st
+// block puts the running task t to sleep (stBlocked): smp's BlockNext, a
+// dequeue with DEQUEUE_SLEEP, which may leave it queued as delayed, and
+// __schedule, whose pick it returns (no call of Curr finds it again).
+// The simulator then switches to what c runs now (under core scheduling
+// smp's pick is the core-wide one). An exit has a function of its own,
+// blockDead, which spares every sleep the tests of an exit.
+func (s *Sim) block(c *cpu, t *task) {
+	t.state = stBlocked
 	if s.slog != nil {
-		if st == stExited {
-			s.fail(errExitNotScenario)
-			return
-		}
 		s.logOp("sleep", "", "")
 		s.slog.mute = true
 	}
-	// next is what c runs after the sleep's __schedule: a sleep has it
-	// from smp's BlockNext, without a call of Curr to find it again.
-	var next *smp.Task
-	var err error
-	if st == stExited {
-		err = s.sys.Exit(int(c.id))
-		next = s.sys.Curr(int(c.id))
-	} else {
-		next, err = s.sys.BlockNext(int(c.id))
-	}
+	next, err := s.sys.BlockNext(int(c.id))
 	if err != nil {
 		s.fail(err)
 		return
@@ -489,6 +487,27 @@ func (s *Sim) block(c *cpu, t *task, st taskState) {
 	}
 	// settle, written out: its two tests inline here, where its call
 	// cost more than they do at every sleep.
+	s.collectResched()
+	s.flushDue()
+}
+
+// blockDead ends the running task t (stExited): smp's Exit, a dead
+// task's dequeue (DEQUEUE_SPECIAL, never delayed), __schedule and the
+// removal of its load; then, as block, the switch to what c runs now.
+func (s *Sim) blockDead(c *cpu, t *task) {
+	t.state = stExited
+	if s.slog != nil {
+		s.fail(errExitNotScenario)
+		return
+	}
+	if err := s.sys.Exit(int(c.id)); err != nil {
+		s.fail(err)
+		return
+	}
+	s.switchTo(c, s.idx(s.sys.Curr(int(c.id))))
+	if s.core != nil {
+		s.syncForced(c)
+	}
 	s.collectResched()
 	s.flushDue()
 }

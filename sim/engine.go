@@ -430,6 +430,7 @@ func (s *Sim) addTask(comp *compiler, wl int32, sp *TaskSpec) error {
 		slack:     s.slackOf(sp),
 	}
 	t.lat = make([]uint64, 0, latencyCapacity(prog, s.stop))
+	t.decodeCycle()
 	s.tasks = append(s.tasks, t)
 	st.SetData(idx)
 	s.post(start, evStart, idx, -1, 0)
@@ -552,7 +553,6 @@ func (s *Sim) step() bool {
 		}
 		return false
 	}
-	var cls evClass
 	if s.donePosted && s.nextIsDone() {
 		if s.pastStop(s.doneAt) {
 			return false
@@ -560,64 +560,75 @@ func (s *Sim) step() bool {
 		s.donePosted = false
 		s.advance(s.doneAt)
 		// complete, written out: one call less for the most common
-		// event on one CPU (the end of a Run phase).
-		if t := s.doneTask; t.completes(s.doneGen) {
-			s.events++
-			s.phaseDone(&s.cpus[t.runCPU], t)
-		}
-		cls = clsTask
-	} else if s.nextIsTick() {
-		if s.pastStop(s.tickAt) {
-			return false
-		}
-		s.advance(s.tickAt)
-		s.ticks()
-		if s.meter != nil {
-			s.sampleEnergy()
-		}
-		cls = clsTick
-	} else {
-		if len(s.queue.ev) == 0 {
-			s.done, s.halt = true, true
-			return false
-		}
-		h := &s.queue.ev[0]
-		if s.pastStop(h.at) {
-			return false
-		}
-		if h.kind == evWake {
-			// A timer's expiry, the most common queued event, is
-			// read in place rather than copied, and handled here
-			// rather than in dispatch: the task wakes unless the
-			// event is stale.
-			at, ti, gen := h.at, h.task, h.gen
-			s.queue.removeTop()
-			s.advance(at)
-			if t := &s.tasks[ti]; t.state == stBlocked && t.wakeGen == gen {
-				s.events++
-				cpu := int32(t.st.CPU())
-				s.here = cpu
-				s.wake(t, -1, false)
-				if len(s.slackq) > 0 {
-					s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
-				}
-			}
-			cls = clsTimer
+		// event on one CPU (the end of a Run phase). Its test of the
+		// completion's staleness is left out: a pending completion kept
+		// apart is always live (nextIsDone says why), which check
+		// verifies after every step in debug mode.
+		t := s.doneTask
+		s.events++
+		if t.pc+1 == t.cycSleep {
+			s.cycleEnd(&s.cpus[0], t) // phaseDone's first case, without its call
 		} else {
-			ev := *h
-			s.queue.removeTop()
-			s.advance(ev.at)
-			s.dispatch(&ev)
-			cls = ev.cls
+			s.phaseDone(&s.cpus[0], t)
 		}
-	}
-	if cls < clsTask {
-		if s.moreBeforeTasks() {
-			// More of steps 2 to 5 at this instant: the reschedules
-			// and the tasks they switch in wait for them.
-			return s.endStep()
+	} else {
+		// The tick or a queued event; a completion (clsTask) has
+		// none of steps 2 to 5 to wait for, and goes straight to the
+		// resumes below.
+		var cls evClass
+		if s.nextIsTick() {
+			if s.pastStop(s.tickAt) {
+				return false
+			}
+			s.advance(s.tickAt)
+			s.ticks()
+			if s.meter != nil {
+				s.sampleEnergy()
+			}
+			cls = clsTick
+		} else {
+			if len(s.queue.ev) == 0 {
+				s.done, s.halt = true, true
+				return false
+			}
+			h := &s.queue.ev[0]
+			if s.pastStop(h.at) {
+				return false
+			}
+			if h.kind == evWake {
+				// A timer's expiry, the most common queued event, is
+				// read in place rather than copied, and handled here
+				// rather than in dispatch: the task wakes unless the
+				// event is stale.
+				at, ti, gen := h.at, h.task, h.gen
+				s.queue.removeTop()
+				s.advance(at)
+				if t := &s.tasks[ti]; t.state == stBlocked && t.wakeGen == gen {
+					s.events++
+					cpu := int32(t.st.CPU())
+					s.here = cpu
+					s.wakeBy(t, nil, 0) // wake(t, -1, false)
+					if len(s.slackq) > 0 {
+						s.expireSlack(cpu) // the same timer interrupt runs the other expired timers
+					}
+				}
+				cls = clsTimer
+			} else {
+				ev := *h
+				s.queue.removeTop()
+				s.advance(ev.at)
+				s.dispatch(&ev)
+				cls = ev.cls
+			}
 		}
-		s.flushDue() // §7.3 step 5
+		if cls < clsTask {
+			if s.moreBeforeTasks() {
+				// More of steps 2 to 5 at this instant: the reschedules
+				// and the tasks they switch in wait for them.
+				return s.endStep()
+			}
+			s.flushDue() // §7.3 step 5
+		}
 	}
 	if s.resumed {
 		if !s.doneApart {
@@ -642,7 +653,17 @@ func (s *Sim) step() bool {
 			if t.gen != s.resume1.gen || t.progressing {
 				continue
 			}
-			s.resumeTask(&s.cpus[0], t)
+			// resumeTask's two commonest cases, without its call: a
+			// phase that continues (a hog, a preempted burst) and the
+			// decoded loop resumed after its sleep.
+			switch c := &s.cpus[0]; {
+			case t.inRun:
+				s.resumePhase(c, t)
+			case t.pc == t.cycJump:
+				s.cycleRun(c, t)
+			default:
+				s.resumeTask(c, t)
+			}
 		}
 		s.resumed = false
 	}
@@ -665,11 +686,16 @@ func (s *Sim) nextIsTick() bool {
 // (donePosted). There is at most one live completion on one CPU, and a
 // preemption makes it stale: kept apart from the queue, it costs no push
 // and pop, and a preemption drops it (switchTo) rather than leave a
-// stale event to pop. It comes after the pending tick if that is not
-// later (the tick's class is earlier), and before the queue's least event
-// in the order of event.before: if earlier, or at the same time if that
-// event's class is later than clsTask, or is clsTask but was posted
-// after it.
+// stale event to pop. So a pending completion is always live
+// (task.completes): its task still runs in the stint it was posted in,
+// as every switch-out of it drops it, and is still in the phase it was
+// posted for, as a phase ends only by this completion or after a
+// switch-in (resumePhase), and a new one is posted only after the last
+// has ended; a posting for a stint already over is dropped (postDone).
+// It comes after the pending tick if that is not later (the tick's class
+// is earlier), and before the queue's least event in the order of
+// event.before: if earlier, or at the same time if that event's class is
+// later than clsTask, or is clsTask but was posted after it.
 func (s *Sim) nextIsDone() bool {
 	if s.tickPosted && s.tickAt <= s.doneAt {
 		return false

@@ -14,9 +14,13 @@ import (
 // another task).
 
 // resumeTask starts t progressing on c, after its switch-in and the switch
-// cost: an interrupted Run or Spin phase continues, anything else goes on
-// with the program.
+// cost: an interrupted Run or Spin phase continues (resumePhase), anything
+// else goes on with the program.
 func (s *Sim) resumeTask(c *cpu, t *task) {
+	if t.inRun {
+		s.resumePhase(c, t)
+		return
+	}
 	t.progressing = true
 	if !t.begun {
 		t.begun = true
@@ -26,10 +30,20 @@ func (s *Sim) resumeTask(c *cpu, t *task) {
 		t.timers[t.timerWait-1].woke = s.now
 		t.timerWait = 0
 	}
-	if !t.inRun {
-		s.exec(c, t)
+	if t.pc == t.cycJump {
+		s.cycleRun(c, t) // the decoded loop, resumed after its sleep
 		return
 	}
+	s.exec(c, t)
+}
+
+// resumePhase is resumeTask for t inside a Run or Spin phase (inRun): the
+// phase continues. resumeTask's first tests are left out, as they cannot
+// pass there: t has run before (it started its phase after a resume), and
+// waits on no periodic timer (that resume cleared any such wait, and the
+// phase began after it).
+func (s *Sim) resumePhase(c *cpu, t *task) {
+	t.progressing = true
 	if t.spin {
 		t.segStart = s.now
 		switch {
@@ -51,6 +65,10 @@ func (s *Sim) resumeTask(c *cpu, t *task) {
 
 // phaseDone ends the running task's Run or Spin phase and goes on.
 func (s *Sim) phaseDone(c *cpu, t *task) {
+	if t.pc+1 == t.cycSleep {
+		s.cycleEnd(c, t) // the burst of the decoded loop
+		return
+	}
 	wasSys := t.sys
 	if t.spin {
 		t.work += workIn(c, s.now-t.segStart)
@@ -143,7 +161,7 @@ func (s *Sim) exec(c *cpu, t *task) {
 				at = s.armSlack(c, t.idx, at)
 			}
 			s.postTimer(at, t.idx, t.wakeGen)
-			s.block(c, t, stBlocked)
+			s.block(c, t)
 			return
 		case opSleepUntil:
 			t.pc++
@@ -318,7 +336,7 @@ func (s *Sim) sleepUntil(c *cpu, t *task, at uint64) {
 		at = s.armSlack(c, t.idx, at)
 	}
 	s.postTimer(at, t.idx, t.wakeGen)
-	s.block(c, t, stBlocked)
+	s.block(c, t)
 }
 
 // exit ends t: a dequeue that is never delayed (a dead task), then schedule.
@@ -326,7 +344,7 @@ func (s *Sim) exit(c *cpu, t *task) {
 	t.exitAt = s.now
 	s.live--
 	s.halt = s.halt || s.live == 0
-	s.block(c, t, stExited)
+	s.blockDead(c, t)
 }
 
 // send writes the rest of t's current Send (n messages, reply channel
@@ -379,7 +397,7 @@ func (s *Sim) send(c *cpu, ti, ch, reply int32, n uint64) bool {
 			continue
 		}
 		cs.sendQ.push(ti)
-		s.block(c, t, stBlocked)
+		s.block(c, t)
 		return false
 	}
 }
@@ -397,7 +415,7 @@ func (s *Sim) recv(c *cpu, ti, ch int32, n uint64) bool {
 		m, ok := cs.buf.pop()
 		if !ok {
 			cs.recvQ.push(ti)
-			s.block(c, t, stBlocked)
+			s.block(c, t)
 			return false
 		}
 		cs.received++

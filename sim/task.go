@@ -86,12 +86,19 @@ type markStat struct {
 // which each would look up again: a bounds check and a multiplication by
 // the size of a task apiece.
 type task struct {
-	name   string
-	wl     int32
-	idx    int32 // its index in Sim.tasks
-	se     *eevdf.SchedEntity
-	code   []instr
-	slots  []uint64
+	name  string
+	wl    int32
+	idx   int32 // its index in Sim.tasks
+	se    *eevdf.SchedEntity
+	code  []instr
+	slots []uint64
+
+	// The decoded Run–Sleep–Jump loop (cycle.go): the pcs of its Sleep
+	// and its Jump (−1: none) and the operands of its two phases.
+	cycSleep, cycJump    int32
+	cycRunA, cycRunB     uint64
+	cycSleepA, cycSleepB uint64
+
 	timers []timerState
 
 	st     *smp.Task // the System's task: its CPU (task_cpu) and placement
@@ -122,7 +129,7 @@ type task struct {
 	firstRun    uint64 // first time it ran (rt-app timers start there)
 	begun       bool   // firstRun is set
 	tcIn        uint64 // task clock of its CPU at switch-in
-	traceStart  uint64 // when the current running slice began (trace)
+	traceStart  uint64 // when the current running slice began (set with the trace only)
 
 	// The trace's migration arrows: the last slice it ran, and the arrow
 	// from it to the current slice once that one has ended.
