@@ -400,7 +400,10 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 	if t == nil {
 		return nil, s.cpuErr(cpu)
 	}
-	if s.core.on {
+	if s.core.on || rq.NrIdle() != 0 {
+		// Under core scheduling, or with SCHED_IDLE tasks queued (or
+		// tasks below an idle group): the sleep, then __schedule's
+		// own body, each with its test of sched_idle_rq.
 		was := s.schedIdleRq(cpu)
 		s.coreDequeue(cpu, t, false)
 		if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
@@ -410,27 +413,20 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 		t.state = taskSleeping
 		return s.schedule(cpu, false), nil
 	}
-	// Without core scheduling, the sleep and its __schedule in one body:
-	// schedule's path (with prevIdle false) written out after the
-	// dequeue, one call less at every sleep. The pick's own test of
-	// sched_idle_rq is the one dequeued makes after the dequeue, as
-	// nothing changes the runqueue in between.
-	n := rq.NrRunning()
-	was := n > 0 && n == rq.NrIdle() // schedIdleRq
+	// Otherwise the sleep and its __schedule in one body: schedule's
+	// path (with prevIdle false) written out after the dequeue, one call
+	// less at every sleep. Nothing queued is SCHED_IDLE, and neither the
+	// dequeue nor the delayed dequeues the pick completes can add one, so
+	// the runqueue is never sched_idle_rq here: dequeued, after the
+	// sleep's dequeue and after the pick, would find nothing to do, and
+	// its tests (two reads of h_nr_idle and of nr_running around each
+	// dequeue) are left out.
 	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
 		return nil, err
-	}
-	n = rq.NrRunning()
-	idleOnly := n > 0 && n == rq.NrIdle()
-	if !was && idleOnly {
-		s.cpus[cpu].nextBalance = s.jiffies // dequeued
 	}
 	t.state = taskSleeping
 	prev := rq.Curr()
 	next := rq.PickTask()
-	if rq.NrRunning() != n {
-		s.dequeued(cpu, idleOnly)
-	}
 	if next == nil {
 		return s.scheduleIdle(cpu, false, prev), nil
 	}
