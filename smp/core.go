@@ -344,14 +344,17 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	if wf&eevdf.WFMigrated != 0 {
 		ef |= eevdf.EnqueueMigrated
 	}
-	rq := s.rq(cpu)
+	rq := s.clock1 // rq(cpu) on one CPU (clock1)
+	if rq == nil {
+		rq = s.rq(cpu)
+	}
 	before := rq.NrRunning()
 	_ = rq.Enqueue(t.se, ef) // a sleeping task enqueues
 	s.coreEnqueue(cpu, t)
 	s.addNrRunning(cpu, before)
 	s.checkUpdateOverutilizedStatus(cpu) // ENQUEUE_WAKEUP (overutil.go)
 	rq.WakeupPreempt(t.se, wf)
-	s.markResched(cpu)
+	s.markReschedRq(cpu, rq)
 	return cpu
 }
 
@@ -362,12 +365,15 @@ func (s *System) wakeDelayed(t *Task, wf eevdf.WakeFlags) int {
 	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
 	t.state = taskRunnable
 	s.stats.Wakeups++
-	rq := s.rq(t.cpu)
+	rq := s.clock1 // rq(t.cpu) on one CPU (clock1)
+	if rq == nil {
+		rq = s.rq(t.cpu)
+	}
 	_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
 	s.coreEnqueue(t.cpu, t)
 	if rq.Curr() != t.se {
 		rq.WakeupPreempt(t.se, wf)
-		s.markResched(t.cpu)
+		s.markReschedRq(t.cpu, rq)
 	}
 	s.stats.Placed[RuleInPlace]++
 	t.placed = RuleInPlace
@@ -395,7 +401,10 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil, s.cpuErr(cpu)
 	}
-	rq := s.rq(cpu)
+	rq := s.clock1 // rq(cpu) on one CPU (clock1)
+	if rq == nil {
+		rq = s.rq(cpu)
+	}
 	t := s.ownTask(rq.Curr())
 	if t == nil {
 		return nil, s.cpuErr(cpu)
