@@ -287,6 +287,12 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 		if t.se.OnRq() {
 			return s.wakeDelayed(t, wf)
 		}
+		if t.nrAllowed == 1 {
+			// A task allowed on one CPU is placed there without
+			// the waking context (selectTaskRq): the CPU's current
+			// task is not looked up for it either.
+			return s.wakeSleeping(t, waking{cpu: t.cpu}, wf)
+		}
 		return s.wakeSleeping(t, s.current(t.cpu), wf)
 	}
 	cpu, err := s.tryToWakeUp(t, waker, wf)
