@@ -119,3 +119,42 @@ func TestBlockNextBringsTheBalanceForwardOnlyForSchedIdle(t *testing.T) {
 		}
 	}
 }
+
+// A pick that completes the delayed dequeue of the last task that is not
+// SCHED_IDLE leaves only SCHED_IDLE tasks queued: that dequeue, too,
+// brings the CPU's next balance to the current jiffy. Schedule keeps its
+// tests of sched_idle_rq around the pick while a SCHED_IDLE task is
+// queued (here, from the sleep on), and leaves them out otherwise. One
+// CPU: no balance trigger moves the next balance in between.
+func TestSchedulePickLeavingOnlySchedIdleBringsTheBalanceForward(t *testing.T) {
+	h := newHarness(t, topology.Machine{Packages: 1, LLCsPerPackage: 1, CoresPerLLC: 1, ThreadsPerCore: 1})
+	n := h.task(0)
+	if h.s.WakeUpNew(n) != 0 || h.s.Schedule(0) != n {
+		t.Fatal("setup: the normal task does not run")
+	}
+	i := h.taskWith(0, []eevdf.EntityOption{eevdf.WithPolicy(eevdf.PolicyIdle)})
+	if h.s.WakeUpNew(i) != 0 {
+		t.Fatal("setup: the SCHED_IDLE task is not queued")
+	}
+	// n runs 2 ms ahead of the average (no tick preempts it), so that its
+	// lag is negative and its sleep delayed.
+	h.at(h.now + 2_000_000)
+	if next, err := h.s.BlockNext(0); err != nil || next != i || !n.se.Delayed() {
+		t.Fatalf("setup: BlockNext = %v, %v (delayed: %v); want the SCHED_IDLE task, the sleeper delayed", next, err, n.se.Delayed())
+	}
+	far := h.s.Jiffies() + 1_000_000
+	for step := 0; n.se.OnRq(); step++ {
+		if step == 1000 {
+			t.Fatal("the delayed dequeue never completed")
+		}
+		h.s.cpus[0].nextBalance = far
+		h.at(h.now + 100_000)
+		if got := h.s.Schedule(0); got != i {
+			t.Fatalf("Schedule = %v, want the SCHED_IDLE task", got)
+		}
+		h.check()
+	}
+	if got, want := h.s.NextBalance(0), h.s.Jiffies(); got != want {
+		t.Errorf("next balance %d after the pick's dequeue, want the jiffy %d", got, want)
+	}
+}

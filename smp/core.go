@@ -536,18 +536,21 @@ func (s *System) scheduleCPU(cpu int) *Task {
 //
 // The first pick is pickTask written out, and a pick that finds a task
 // ends here: the call of pickTask cost more than its body, at every
-// __schedule. A pick that finds nothing goes on in scheduleIdle.
+// __schedule. A pick that finds nothing goes on in scheduleIdle. With no
+// SCHED_IDLE task queued, the delayed dequeues the pick completes cannot
+// leave the runqueue sched_idle_rq, so the pick is the runqueue's alone,
+// without pickTask's tests around it (as in BlockNext).
 func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	if s.core.on {
 		return s.coreSchedule(cpu, prevIdle)
 	}
 	rq := s.rq(cpu)
 	prev := rq.Curr()
-	n := rq.NrRunning()
-	was := n > 0 && n == rq.NrIdle() // schedIdleRq, as pickTask has it
-	next := rq.PickTask()
-	if rq.NrRunning() != n {
-		s.dequeued(cpu, was)
+	var next *eevdf.SchedEntity
+	if rq.NrIdle() == 0 {
+		next = rq.PickTask()
+	} else {
+		next = s.pickTask(cpu)
 	}
 	if next == nil {
 		return s.scheduleIdle(cpu, prevIdle, prev)
