@@ -544,7 +544,10 @@ func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	if s.core.on {
 		return s.coreSchedule(cpu, prevIdle)
 	}
-	rq := s.rq(cpu)
+	rq := s.clock1 // rq(cpu) on one CPU (clock1)
+	if rq == nil {
+		rq = s.rq(cpu)
+	}
 	prev := rq.Curr()
 	var next *eevdf.SchedEntity
 	if rq.NrIdle() == 0 {

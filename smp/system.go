@@ -230,12 +230,12 @@ type System struct {
 	// the System, while no work is deferred; nil otherwise and on any
 	// other machine. While it is set, SetClock sets its clock at every
 	// change of the time, so that it is rq(0) without rq's work: the
-	// wakeup and the sleep, given an id that can only be 0 then, take it
-	// by one load and test (rq := s.clock1, and rq(cpu) only when it is
-	// nil), where rq indexes the CPUs (a bounds check and a
-	// multiplication by the size of a cpuState) and tests the epoch.
-	// rq itself, at the compiler's inlining budget, has no room for the
-	// test.
+	// wakeup, the sleep and __schedule, given an id that can only be 0
+	// then, take it by one load and test (rq := s.clock1, and rq(cpu)
+	// only when it is nil), where rq indexes the CPUs (a bounds check
+	// and a multiplication by the size of a cpuState) and tests the
+	// epoch. rq itself, at the compiler's inlining budget, has no room
+	// for the test.
 	clock1 *eevdf.CfsRq
 
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
