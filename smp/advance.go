@@ -59,7 +59,7 @@ func (s *System) Advance(now uint64) error {
 		}
 		for cpu := range s.cpus {
 			if s.tickDue(cpu) {
-				s.tick(cpu)
+				s.tick(cpu, &s.cpus[cpu])
 				if s.cpus[cpu].rq.NeedResched() {
 					s.scheduleCPU(cpu)
 				}

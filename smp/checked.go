@@ -25,7 +25,7 @@ func (c Checked) Tick(cpu int) error {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return s.badCPU(cpu)
 	}
-	s.tick(cpu)
+	s.tick(cpu, &s.cpus[cpu])
 	return nil
 }
 

@@ -664,19 +664,20 @@ func (s *System) exec(cpu int) (int, error) {
 // not a CPU it does nothing; Checked().Tick reports it.
 func (s *System) Tick(cpu int) {
 	if uint(cpu) < uint(len(s.cpus)) {
-		s.tick(cpu)
+		s.tick(cpu, &s.cpus[cpu])
 	}
 }
 
-// tick is Tick on a valid CPU id.
+// tick is Tick on a valid CPU id, whose state c the caller has found
+// (Tick's index of the CPUs follows its test of the id, so that the
+// index needs no second bounds check).
 //
 // The CPU's state is found once, for TickStopped's test, rq's clock and
 // the balance trigger (each indexed the CPUs itself), and the hooks of
 // features that are mostly off (asymmetric capacities, EAS, core
 // scheduling) sit behind one flag, tickHooks, which is cheaper than
 // their three separate tests on every tick.
-func (s *System) tick(cpu int) {
-	c := &s.cpus[cpu]
+func (s *System) tick(cpu int, c *cpuState) {
 	if c.tickStopped && s.idleCPU(cpu) { // TickStopped, on a valid id
 		return
 	}
