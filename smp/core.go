@@ -518,12 +518,13 @@ func (s *System) Schedule(cpu int) *Task {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil
 	}
-	return s.scheduleCPU(cpu)
+	return s.scheduleCPU(cpu, &s.cpus[cpu])
 }
 
-// scheduleCPU is Schedule on a valid CPU id.
-func (s *System) scheduleCPU(cpu int) *Task {
-	c := &s.cpus[cpu]
+// scheduleCPU is Schedule on a valid CPU id, whose state c the caller has
+// found after its test of the id (so that the index needs no second
+// bounds check).
+func (s *System) scheduleCPU(cpu int, c *cpuState) *Task {
 	if c.stopped {
 		c.stopped = false
 		return s.scheduleAfterStop(cpu)
