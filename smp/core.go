@@ -440,7 +440,7 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 		return nil, err
 	}
 	t.state = taskSleeping
-	prev := rq.Curr()
+	prev := t.se // still the runqueue's current entity: a dequeue leaves curr to the switch
 	next := rq.PickTask()
 	if next == nil {
 		return s.scheduleIdle(cpu, false, prev), nil
