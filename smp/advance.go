@@ -59,9 +59,9 @@ func (s *System) Advance(now uint64) error {
 		}
 		for cpu := range s.cpus {
 			if s.tickDue(cpu) {
-				s.tick(cpu)
+				s.tick(cpu, &s.cpus[cpu])
 				if s.cpus[cpu].rq.NeedResched() {
-					s.scheduleCPU(cpu)
+					s.scheduleCPU(cpu, &s.cpus[cpu])
 				}
 			}
 		}
@@ -97,7 +97,7 @@ func (s *System) settle() {
 		}
 		// Resched's slice is only reused by its next call.
 		for _, cpu := range cpus {
-			s.scheduleCPU(cpu)
+			s.scheduleCPU(cpu, &s.cpus[cpu])
 		}
 	}
 }

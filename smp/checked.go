@@ -25,7 +25,7 @@ func (c Checked) Tick(cpu int) error {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return s.badCPU(cpu)
 	}
-	s.tick(cpu)
+	s.tick(cpu, &s.cpus[cpu])
 	return nil
 }
 
@@ -36,7 +36,7 @@ func (c Checked) Schedule(cpu int) (*Task, error) {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil, s.badCPU(cpu)
 	}
-	return s.scheduleCPU(cpu), nil
+	return s.scheduleCPU(cpu, &s.cpus[cpu]), nil
 }
 
 // Exec is System.Exec: the CPU the running task of cpu runs on after

@@ -287,6 +287,12 @@ func (s *System) TryToWakeUp(t, waker *Task, wf eevdf.WakeFlags) int {
 		if t.se.OnRq() {
 			return s.wakeDelayed(t, wf)
 		}
+		if t.nrAllowed == 1 {
+			// A task allowed on one CPU is placed there without
+			// the waking context (selectTaskRq): the CPU's current
+			// task is not looked up for it either.
+			return s.wakeSleeping(t, waking{cpu: t.cpu}, wf)
+		}
 		return s.wakeSleeping(t, s.current(t.cpu), wf)
 	}
 	cpu, err := s.tryToWakeUp(t, waker, wf)
@@ -344,14 +350,17 @@ func (s *System) wakeSleeping(t *Task, w waking, wf eevdf.WakeFlags) int {
 	if wf&eevdf.WFMigrated != 0 {
 		ef |= eevdf.EnqueueMigrated
 	}
-	rq := s.rq(cpu)
+	rq := s.clock1 // rq(cpu) on one CPU (clock1)
+	if rq == nil {
+		rq = s.rq(cpu)
+	}
 	before := rq.NrRunning()
 	_ = rq.Enqueue(t.se, ef) // a sleeping task enqueues
 	s.coreEnqueue(cpu, t)
 	s.addNrRunning(cpu, before)
 	s.checkUpdateOverutilizedStatus(cpu) // ENQUEUE_WAKEUP (overutil.go)
 	rq.WakeupPreempt(t.se, wf)
-	s.markResched(cpu)
+	s.markReschedRq(cpu, rq)
 	return cpu
 }
 
@@ -362,12 +371,15 @@ func (s *System) wakeDelayed(t *Task, wf eevdf.WakeFlags) int {
 	wf = wf&(eevdf.WFSync|eevdf.WFCurrentCPU) | eevdf.WFTTWU
 	t.state = taskRunnable
 	s.stats.Wakeups++
-	rq := s.rq(t.cpu)
+	rq := s.clock1 // rq(t.cpu) on one CPU (clock1)
+	if rq == nil {
+		rq = s.rq(t.cpu)
+	}
 	_ = rq.Enqueue(t.se, eevdf.EnqueueDelayed) // it is delayed: the requeue cannot fail
 	s.coreEnqueue(t.cpu, t)
 	if rq.Curr() != t.se {
 		rq.WakeupPreempt(t.se, wf)
-		s.markResched(t.cpu)
+		s.markReschedRq(t.cpu, rq)
 	}
 	s.stats.Placed[RuleInPlace]++
 	t.placed = RuleInPlace
@@ -395,12 +407,18 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil, s.cpuErr(cpu)
 	}
-	rq := s.rq(cpu)
+	rq := s.clock1 // rq(cpu) on one CPU (clock1)
+	if rq == nil {
+		rq = s.rq(cpu)
+	}
 	t := s.ownTask(rq.Curr())
 	if t == nil {
 		return nil, s.cpuErr(cpu)
 	}
-	if s.core.on {
+	if s.core.on || rq.NrIdle() != 0 {
+		// Under core scheduling, or with SCHED_IDLE tasks queued (or
+		// tasks below an idle group): the sleep, then __schedule's
+		// own body, each with its test of sched_idle_rq.
 		was := s.schedIdleRq(cpu)
 		s.coreDequeue(cpu, t, false)
 		if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
@@ -410,27 +428,20 @@ func (s *System) BlockNext(cpu int) (*Task, error) {
 		t.state = taskSleeping
 		return s.schedule(cpu, false), nil
 	}
-	// Without core scheduling, the sleep and its __schedule in one body:
-	// schedule's path (with prevIdle false) written out after the
-	// dequeue, one call less at every sleep. The pick's own test of
-	// sched_idle_rq is the one dequeued makes after the dequeue, as
-	// nothing changes the runqueue in between.
-	n := rq.NrRunning()
-	was := n > 0 && n == rq.NrIdle() // schedIdleRq
+	// Otherwise the sleep and its __schedule in one body: schedule's
+	// path (with prevIdle false) written out after the dequeue, one call
+	// less at every sleep. Nothing queued is SCHED_IDLE, and neither the
+	// dequeue nor the delayed dequeues the pick completes can add one, so
+	// the runqueue is never sched_idle_rq here: dequeued, after the
+	// sleep's dequeue and after the pick, would find nothing to do, and
+	// its tests (two reads of h_nr_idle and of nr_running around each
+	// dequeue) are left out.
 	if _, err := rq.Dequeue(t.se, eevdf.DequeueSleep); err != nil {
 		return nil, err
 	}
-	n = rq.NrRunning()
-	idleOnly := n > 0 && n == rq.NrIdle()
-	if !was && idleOnly {
-		s.cpus[cpu].nextBalance = s.jiffies // dequeued
-	}
 	t.state = taskSleeping
-	prev := rq.Curr()
+	prev := t.se // still the runqueue's current entity: a dequeue leaves curr to the switch
 	next := rq.PickTask()
-	if rq.NrRunning() != n {
-		s.dequeued(cpu, idleOnly)
-	}
 	if next == nil {
 		return s.scheduleIdle(cpu, false, prev), nil
 	}
@@ -507,12 +518,13 @@ func (s *System) Schedule(cpu int) *Task {
 	if uint(cpu) >= uint(len(s.cpus)) {
 		return nil
 	}
-	return s.scheduleCPU(cpu)
+	return s.scheduleCPU(cpu, &s.cpus[cpu])
 }
 
-// scheduleCPU is Schedule on a valid CPU id.
-func (s *System) scheduleCPU(cpu int) *Task {
-	c := &s.cpus[cpu]
+// scheduleCPU is Schedule on a valid CPU id, whose state c the caller has
+// found after its test of the id (so that the index needs no second
+// bounds check).
+func (s *System) scheduleCPU(cpu int, c *cpuState) *Task {
 	if c.stopped {
 		c.stopped = false
 		return s.scheduleAfterStop(cpu)
@@ -525,18 +537,24 @@ func (s *System) scheduleCPU(cpu int) *Task {
 //
 // The first pick is pickTask written out, and a pick that finds a task
 // ends here: the call of pickTask cost more than its body, at every
-// __schedule. A pick that finds nothing goes on in scheduleIdle.
+// __schedule. A pick that finds nothing goes on in scheduleIdle. With no
+// SCHED_IDLE task queued, the delayed dequeues the pick completes cannot
+// leave the runqueue sched_idle_rq, so the pick is the runqueue's alone,
+// without pickTask's tests around it (as in BlockNext).
 func (s *System) schedule(cpu int, prevIdle bool) *Task {
 	if s.core.on {
 		return s.coreSchedule(cpu, prevIdle)
 	}
-	rq := s.rq(cpu)
+	rq := s.clock1 // rq(cpu) on one CPU (clock1)
+	if rq == nil {
+		rq = s.rq(cpu)
+	}
 	prev := rq.Curr()
-	n := rq.NrRunning()
-	was := n > 0 && n == rq.NrIdle() // schedIdleRq, as pickTask has it
-	next := rq.PickTask()
-	if rq.NrRunning() != n {
-		s.dequeued(cpu, was)
+	var next *eevdf.SchedEntity
+	if rq.NrIdle() == 0 {
+		next = rq.PickTask()
+	} else {
+		next = s.pickTask(cpu)
 	}
 	if next == nil {
 		return s.scheduleIdle(cpu, prevIdle, prev)
@@ -647,19 +665,20 @@ func (s *System) exec(cpu int) (int, error) {
 // not a CPU it does nothing; Checked().Tick reports it.
 func (s *System) Tick(cpu int) {
 	if uint(cpu) < uint(len(s.cpus)) {
-		s.tick(cpu)
+		s.tick(cpu, &s.cpus[cpu])
 	}
 }
 
-// tick is Tick on a valid CPU id.
+// tick is Tick on a valid CPU id, whose state c the caller has found
+// (Tick's index of the CPUs follows its test of the id, so that the
+// index needs no second bounds check).
 //
 // The CPU's state is found once, for TickStopped's test, rq's clock and
 // the balance trigger (each indexed the CPUs itself), and the hooks of
 // features that are mostly off (asymmetric capacities, EAS, core
 // scheduling) sit behind one flag, tickHooks, which is cheaper than
 // their three separate tests on every tick.
-func (s *System) tick(cpu int) {
-	c := &s.cpus[cpu]
+func (s *System) tick(cpu int, c *cpuState) {
 	if c.tickStopped && s.idleCPU(cpu) { // TickStopped, on a valid id
 		return
 	}

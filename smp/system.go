@@ -223,9 +223,21 @@ type System struct {
 	traceEvents bool    // WithEvents: record events
 	events      []Event // the balancing trace since ClearEvents
 
-	cpus   []cpuState
-	oneRq  bool         // one CPU without PELT: SetClock sets its runqueue's clock at once (New)
-	clock1 *eevdf.CfsRq // oneRq's runqueue once the first SetClock has started the System, while no work is deferred; nil otherwise and on any other machine
+	cpus  []cpuState
+	oneRq bool // one CPU without PELT: SetClock sets its runqueue's clock at once (New)
+
+	// clock1 is oneRq's runqueue once the first SetClock has started
+	// the System, while no work is deferred; nil otherwise and on any
+	// other machine. While it is set, SetClock sets its clock at every
+	// change of the time, so that it is rq(0) without rq's work: the
+	// wakeup, the sleep and __schedule, given an id that can only be 0
+	// then, take it by one load and test (rq := s.clock1, and rq(cpu)
+	// only when it is nil), where rq indexes the CPUs (a bounds check
+	// and a multiplication by the size of a cpuState) and tests the
+	// epoch. rq itself, at the compiler's inlining budget, has no room
+	// for the test.
+	clock1 *eevdf.CfsRq
+
 	llcs   []llcState   // by LLC id: the sched_domain_shared runtime fields
 	doms   []domState   // by Domain.ID: each CPU's balancing state per level
 	groups []groupState // by Group.ID: the sched_group_capacity runtime fields
@@ -688,7 +700,13 @@ func (s *System) addNrRunning(cpu, before int) {
 // markResched notes that cpu's runqueue may have been asked to reschedule
 // by an operation on it (a wakeup, a fork, an attach).
 func (s *System) markResched(cpu int) {
-	if s.cpus[cpu].rq.NeedResched() {
+	s.markReschedRq(cpu, s.cpus[cpu].rq)
+}
+
+// markReschedRq is markResched for a caller that holds cpu's runqueue, rq:
+// the CPUs are not indexed again.
+func (s *System) markReschedRq(cpu int, rq *eevdf.CfsRq) {
+	if rq.NeedResched() {
 		s.addResched(cpu)
 	}
 }
