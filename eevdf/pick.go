@@ -244,6 +244,27 @@ func (rq *CfsRq) PutPrev() {
 // eligible or not, without a pick (no delayed dequeue completes). Forcing
 // the running entity picks it again. It clears need-resched.
 func (rq *CfsRq) SetNext(se *SchedEntity) error {
+	// The common call, decided in one run of tests: a runnable entity of
+	// the root group queued here passes every check of checkSetNext
+	// (each field read once; the error paths out of this frame).
+	if rq == nil || se == nil || se.rq != rq || se.group != nil || !se.onRq || se.delayed {
+		if err := rq.checkSetNext(se); err != nil {
+			return err
+		}
+	}
+	if prev := rq.curr; prev != se {
+		if prev != nil && prev.onRq {
+			rq.updateCurr() // put_prev_task_fair's charge
+		}
+		rq.setNextTaskFair(prev, se, true)
+	}
+	rq.clearResched()
+	return nil
+}
+
+// checkSetNext is SetNext's validation in full, in the order of its
+// errors; nil if se may be forced to run.
+func (rq *CfsRq) checkSetNext(se *SchedEntity) error {
 	if rq == nil {
 		return ErrNilRunqueue
 	}
@@ -256,13 +277,6 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 	case se.delayed:
 		return fmt.Errorf("%w: forced pick of %s", ErrDelayed, se.name)
 	}
-	if prev := rq.curr; prev != se {
-		if prev != nil && prev.onRq {
-			rq.updateCurr() // put_prev_task_fair's charge
-		}
-		rq.setNextTaskFair(prev, se, true)
-	}
-	rq.clearResched()
 	return nil
 }
 
