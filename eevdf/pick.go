@@ -222,7 +222,23 @@ func (rq *CfsRq) PickTask() *SchedEntity {
 	if rq == nil {
 		return nil
 	}
-	return rq.pickTaskFair()
+	if rq.hNrQueued == 0 || rq.kernel.minVruntimeRef() {
+		return rq.pickTaskFair()
+	}
+	// pick_task_fair's first round, written here as in PickNext (a pick
+	// one call less deep, without pickNextEntity's parameters and loop):
+	// curr charged, pick_eevdf, a delayed pick flushed and the loop going
+	// on in pickNextEntity.
+	if c := rq.curr; c != nil && c.onRq && int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c) // updateCurr's test on c, curr read once
+	}
+	se := rq.pickDeadline(true) // pickEevdf, not v6.6
+	if se != nil && se.delayed {
+		rq.stats.Flushed++
+		rq.dequeueTask(se, DequeueSleep|DequeueDelayed)
+		se = rq.pickTaskFair()
+	}
+	return se
 }
 
 // PutPrev puts the running entity back (put_prev_task_fair) and leaves
