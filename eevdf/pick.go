@@ -45,20 +45,33 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	if rq.kernel == KernelV66 {
 		return rq.pickEevdf66()
 	}
-	return rq.pickDeadline(protect)
+	se, _ := rq.pickDeadline(protect)
+	return se
 }
 
 // pickDeadline is pick_eevdf over the deadline-ordered timeline (every
 // kernel but v6.6).
-func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
+//
+// It also returns what it learnt of V: on a queue of more than one entity
+// (whose load is then positive), V's offset from zero_vruntime,
+// ⌊Σ key·w / Σ w⌋ over the timeline and an on_rq curr (0 when V is held
+// at zero_vruntime); on a queue of one, 0, which means nothing. It is the
+// bound on the key the pick tests against (keyLimit's quotient is
+// floorAvg's), so that the wakeup check's protection update, which
+// follows the pick with nothing changed in between, moves zero_vruntime
+// by it as avg_vruntime would, without summing and dividing again. The
+// result travels in a register: the callers that drop it pay nothing,
+// where storing it in the runqueue at every pick cost more than the sums
+// it spared.
+func (rq *CfsRq) pickDeadline(protect bool) (*SchedEntity, int64) {
 	rq.stats.Picks++
 	leftmost := rq.tl.first()
 	c := rq.curr
 	if rq.hNrQueued == 1 {
 		if c != nil && c.onRq {
-			return c
+			return c, 0
 		}
-		return leftmost
+		return leftmost, 0
 	}
 	if c != nil && !c.onRq {
 		c = nil // not a candidate
@@ -87,13 +100,13 @@ func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
 	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && int64(rq.next.vruntime-elig.zero) <= lim {
-		return rq.next
+		return rq.next, lim
 	}
 	if c != nil && int64(c.vruntime-elig.zero) > lim {
 		c = nil
 	}
 	if c != nil && protect && (rq.kernel < KernelV612 && protectSlice(c) || rq.kernel >= KernelV612 && rq.parityMark(c)) {
-		return c
+		return c, lim
 	}
 	var best *SchedEntity
 	if leftmost != nil && int64(leftmost.vruntime-elig.zero) <= lim {
@@ -121,7 +134,7 @@ func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
 	if best == nil || (c != nil && entityBefore(c, best)) {
 		best = c
 	}
-	return best
+	return best, lim
 }
 
 // pickNextEntity is pick_next_entity, in the loop both its callers run
@@ -145,7 +158,7 @@ func (rq *CfsRq) pickNextEntity(protect, charge bool) *SchedEntity {
 		if rq.kernel == KernelV66 { // pickEevdf, its dispatch written here (a call fewer)
 			se = rq.pickEevdf66()
 		} else {
-			se = rq.pickDeadline(protect)
+			se, _ = rq.pickDeadline(protect)
 		}
 		if se == nil || !se.delayed {
 			return se
@@ -189,7 +202,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 		if prev != nil && prev.onRq && int64(rq.clock-prev.execStart) > 0 {
 			rq.chargeCurr(prev) // updateCurr's test on prev, curr read once
 		}
-		next = rq.pickDeadline(true) // pickEevdf, not v6.6
+		next, _ = rq.pickDeadline(true) // pickEevdf, not v6.6
 		if next != nil && next.delayed {
 			rq.stats.Flushed++
 			rq.dequeueTask(next, DequeueSleep|DequeueDelayed)
@@ -232,7 +245,7 @@ func (rq *CfsRq) PickTask() *SchedEntity {
 	if c := rq.curr; c != nil && c.onRq && int64(rq.clock-c.execStart) > 0 {
 		rq.chargeCurr(c) // updateCurr's test on c, curr read once
 	}
-	se := rq.pickDeadline(true) // pickEevdf, not v6.6
+	se, _ := rq.pickDeadline(true) // pickEevdf, not v6.6
 	if se != nil && se.delayed {
 		rq.stats.Flushed++
 		rq.dequeueTask(se, DequeueSleep|DequeueDelayed)

@@ -83,6 +83,8 @@ func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
 	// the first exit, a normal wakee differs in idle-ness only from an
 	// idle curr.
 	action := actPick
+	var vDelta int64 // V's offset from zero_vruntime as the pick found it, if vOK
+	vOK := false
 	odd := se.policy|pse.policy != PolicyNormal
 	if odd {
 		cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
@@ -126,17 +128,23 @@ pick:
 	// it picks through pick_next_entity, completing the dequeue of every
 	// delayed entity it meets and picking again while the queue is not
 	// empty; without, it compares with the raw pick_eevdf, so a delayed
-	// entity counts as "someone else".
+	// entity counts as "someone else". The pick's V (vDelta, with vOK)
+	// is kept for the protection update below, unless a flush changed
+	// the queue after it.
 	if rq.feat.Has(features.PreemptFlushDelayed) {
 		// pickNextEntity's first round written here, as in PickNext
 		// (one call less deep): the loop goes on there after a flush.
 		var se *SchedEntity
 		if rq.hNrQueued != 0 && !rq.kernel.minVruntimeRef() {
-			se = rq.pickDeadline(action != actShort) // pickEevdf, not v6.6
+			// The pick computes its bound unless it finds one
+			// entity queued, and the load is positive: pse is
+			// queued, not curr, so its level is in the timeline.
+			vOK = rq.hNrQueued > 1
+			se, vDelta = rq.pickDeadline(action != actShort) // pickEevdf, not v6.6
 			if se != nil && se.delayed {
 				rq.stats.Flushed++
 				rq.dequeueTask(se, DequeueSleep|DequeueDelayed)
-				se = rq.pickNextEntity(action != actShort, false)
+				se, vOK = rq.pickNextEntity(action != actShort, false), false
 			}
 		} else {
 			se = rq.pickNextEntity(action != actShort, false)
@@ -176,10 +184,19 @@ update:
 		base := se.vruntime // v7.1
 		if !v71 {
 			// V, read without a call when the lag update of this
-			// wakeup (or the pick) left it at zero_vruntime.
+			// wakeup (or the pick) left it at zero_vruntime; else
+			// avg_vruntime's move, by the pick's V when it has one
+			// (the same quotient of the same sums: zero_vruntime, the
+			// sums and the held V end as avg_vruntime leaves them).
 			v := rq.zeroVruntime
 			if !rq.vAtZero {
-				v = rq.avgVruntime()
+				if vOK {
+					rq.updateZeroVruntime(vDelta)
+					rq.vAtZero = true
+					v = rq.zeroVruntime
+				} else {
+					v = rq.avgVruntime()
+				}
 			}
 			base = minVruntime(se.vruntime, v)
 		}
