@@ -12,6 +12,13 @@ package eevdf
 // Most calls find nothing to charge (the clock has not moved since the
 // last charge at this scheduler entry), so this test is kept small enough
 // to inline and the charge itself is chargeCurr.
+//
+// The hottest callers write this test out, as they write out a few other
+// one-line helpers (clear_buddies, the v6.18 vprot mirror, the move of
+// zero_vruntime): where the compiler finds no instruction of an inlined
+// body to carry its inline mark (kept for tracebacks), it emits a NOP
+// there, one more instruction at every execution. "No inline mark" at a
+// call site refers to this.
 func (rq *CfsRq) updateCurr() {
 	if c := rq.curr; c != nil && int64(rq.clock-c.execStart) > 0 {
 		rq.chargeCurr(c)

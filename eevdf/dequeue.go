@@ -89,12 +89,17 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	sleep := flags&DequeueSleep != 0
 	completing := flags&DequeueDelayed != 0
 
-	rq.clearBuddies(se)
-	rq.updateCurr()
+	// clear_buddies and update_curr's test, written out (no inline mark).
+	if rq.next == se {
+		rq.next = nil
+	}
+	if c := rq.curr; c != nil && int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c)
+	}
 	// Seed 000: the merged and posted forms save the lag before the delay
 	// decision, so a sleeper that becomes delayed records its sleep-time
 	// lag; v7.0 saved it only on the real-removal path.
-	fm := rq.floorMode()
+	fm := rq.floor // floorMode (no inline mark)
 	early := fm != floorOff
 	var elig keyBound // entity_eligible's test, as the lag update left it
 	if early {

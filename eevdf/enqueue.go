@@ -39,8 +39,8 @@ func (rq *CfsRq) Enqueue(se *SchedEntity, flags EnqueueFlags) error {
 		// enqueueTask's path for EnqueueDelayed without PELT, written
 		// here (a call fewer at each wakeup of a delayed entity): v7.1
 		// requeued it before charging curr, the later kernels after.
-		if !rq.before71() {
-			rq.updateCurr()
+		if c := rq.curr; rq.kernel < KernelV71 && c != nil && int64(rq.clock-c.execStart) > 0 {
+			rq.chargeCurr(c) // updateCurr after v7.1 (no inline mark)
 		}
 		rq.requeueDelayedEntity(se)
 		return nil
@@ -207,7 +207,7 @@ func (rq *CfsRq) dequeueEntity(se *SchedEntity) {
 // deadline. Seed 000's toggle selects the clamps (lag.go).
 func (rq *CfsRq) requeueDelayedEntity(se *SchedEntity) {
 	replace := false
-	switch rq.floorMode() {
+	switch rq.floor { // floorMode (no inline mark)
 	case floorFinal:
 		replace, _ = rq.updateEntityLag(se)
 	case floorPosted:

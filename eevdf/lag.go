@@ -148,7 +148,9 @@ func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, keyBound) {
 		v, elig = rq.zeroVruntime+uint64(delta), keyBound{zero: rq.zeroVruntime, limit: bound + delta}
 		limit = rq.lagLimit618(se)
 	} else {
-		rq.updateZeroVruntime(delta)
+		// updateZeroVruntime written out (no inline mark).
+		rq.sumWVruntime -= int64(rq.sumWeight) * delta
+		rq.zeroVruntime += uint64(delta)
 		rq.vAtZero = load > 0
 		v, elig = rq.zeroVruntime, keyBound{zero: rq.zeroVruntime, limit: bound}
 		// lagLimit written out, a call fewer a lag update (the same

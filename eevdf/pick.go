@@ -282,12 +282,14 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 		}
 	}
 	if prev := rq.curr; prev != se {
-		if prev != nil && prev.onRq {
-			rq.updateCurr() // put_prev_task_fair's charge
+		// put_prev_task_fair's charge: updateCurr's test on prev, curr
+		// (no inline mark).
+		if prev != nil && prev.onRq && int64(rq.clock-prev.execStart) > 0 {
+			rq.chargeCurr(prev)
 		}
 		rq.setNextTaskFair(prev, se, true)
 	}
-	rq.clearResched()
+	rq.needResched, rq.lazyResched = false, false // clearResched (no inline mark)
 	return nil
 }
 
@@ -348,7 +350,9 @@ func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
 			}
 		}
 	}
-	rq.clearBuddies(se)
+	if rq.next == se { // clearBuddies (no inline mark)
+		rq.next = nil
+	}
 	if se.onRq {
 		// __dequeue_entity (dequeueEntity) written out, a call fewer a
 		// switch: out of the timeline and the sums.
@@ -421,7 +425,9 @@ func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
 				}
 			}
 			se.vprot = vprot
-			rq.shareVprot(se)
+			if rq.kernel == KernelV618 { // shareVprot (no inline mark)
+				se.vlag = int64(se.vprot)
+			}
 		}
 	}
 }

@@ -62,7 +62,7 @@ func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
 		return
 	}
 	se := rq.curr
-	v71 := rq.before71()
+	v71 := rq.kernel >= KernelV71 // before71 (no inline mark)
 	if se == pse {
 		return
 	}
@@ -98,7 +98,9 @@ func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
 			return // before the charge, protection untouched
 		}
 	}
-	rq.updateCurr()
+	if int64(rq.clock-se.execStart) > 0 { // updateCurr's test on se, curr (no inline mark)
+		rq.chargeCurr(se)
+	}
 	if odd && (pse.policy != PolicyNormal || se.policy == PolicyIdle) || pse.delayed && !v71 {
 		goto update
 	}
@@ -191,7 +193,10 @@ update:
 			v := rq.zeroVruntime
 			if !rq.vAtZero {
 				if vOK {
-					rq.updateZeroVruntime(vDelta)
+					// updateZeroVruntime written out (no
+					// inline mark); V is then held.
+					rq.sumWVruntime -= int64(rq.sumWeight) * vDelta
+					rq.zeroVruntime += uint64(vDelta)
 					rq.vAtZero = true
 					v = rq.zeroVruntime
 				} else {
@@ -201,7 +206,9 @@ update:
 			base = minVruntime(se.vruntime, v)
 		}
 		se.vprot = minVruntime(se.vprot, base+rq.calcDeltaFair(slice, se))
-		rq.shareVprot(se)
+		if rq.kernel == KernelV618 { // shareVprot (no inline mark)
+			se.vlag = int64(se.vprot)
+		}
 	}
 	return
 
