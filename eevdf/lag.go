@@ -124,7 +124,10 @@ func readFloorMode(s features.Set) floorMode {
 // each), with its test of the kernel shared with the lag limit's and its
 // on_rq curr read once for both.
 func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, keyBound) {
-	c := rq.currOnRq()
+	c := rq.curr // currOnRq, written out (no inline mark)
+	if c != nil && !c.onRq {
+		c = nil
+	}
 	avg, load := rq.sumWVruntime, int64(rq.sumWeight)
 	if c != nil {
 		w := rq.w(c)
