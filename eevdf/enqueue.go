@@ -104,7 +104,9 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 		}
 		rq.updateCurr()
 	} else {
-		rq.updateCurr()
+		if c := rq.curr; c != nil && int64(rq.clock-c.execStart) > 0 {
+			rq.chargeCurr(c) // updateCurr (no inline mark)
+		}
 		if flags&EnqueueDelayed != 0 {
 			rq.requeueDelayedEntity(se)
 			return

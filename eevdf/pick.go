@@ -221,7 +221,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 			rq.enterIdlePELT() // set_next_task_idle
 		}
 	}
-	rq.clearResched()
+	rq.needResched, rq.lazyResched = false, false // clearResched (no inline mark)
 	return next
 }
 
