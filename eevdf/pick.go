@@ -65,7 +65,13 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 // it spared.
 func (rq *CfsRq) pickDeadline(protect bool) (*SchedEntity, int64) {
 	rq.stats.Picks++
-	leftmost := rq.tl.first()
+	// timeline.first, the B-tree's field read here (no inline mark).
+	var leftmost *SchedEntity
+	if t := rq.tl.rb; t == nil {
+		leftmost = rq.tl.b.first
+	} else {
+		leftmost = t.first()
+	}
 	c := rq.curr
 	if rq.hNrQueued == 1 {
 		if c != nil && c.onRq {
