@@ -66,8 +66,10 @@ func (rq *CfsRq) Tick() {
 	if rq == nil {
 		return
 	}
-	// tickUpgrade, update_curr's test on c (curr) and before71, written
-	// out (no inline marks: updateCurr's comment).
+	// sched_tick's step before task_tick: a pending lazy request becomes
+	// hard (one raised by the charge below waits for the next tick).
+	// It, update_curr's test on c (curr) and before71 are written out
+	// here (no inline marks: updateCurr's comment).
 	if rq.lazyResched {
 		rq.needResched = true
 	}
