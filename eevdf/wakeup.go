@@ -173,8 +173,8 @@ update:
 		// as in setNextTaskFair: an on_rq curr's and the timeline's
 		// (U64_MAX if empty).
 		slice := ^uint64(0)
-		if c := rq.currOnRq(); c != nil {
-			slice = c.slice
+		if se.onRq { // currOnRq on se, curr (no inline mark)
+			slice = se.slice
 		}
 		if t := rq.tl.rb; t == nil { // timeline.root, inline for the B-tree, as in setNextTaskFair
 			if rq.tl.b.count != 0 {
