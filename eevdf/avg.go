@@ -170,7 +170,10 @@ func (rq *CfsRq) avgVruntime() uint64 {
 // follow such writes (a charge, a placement) nearly always, and the test
 // cost more than the calls it spared.
 func (rq *CfsRq) avgVruntimeTest() (uint64, keyBound) {
-	c := rq.currOnRq()
+	c := rq.curr // currOnRq, written out (no inline mark: updateCurr's comment)
+	if c != nil && !c.onRq {
+		c = nil
+	}
 	avg, load := rq.sumWVruntime, int64(rq.sumWeight)
 	if c != nil {
 		w := rq.w(c)
@@ -195,7 +198,9 @@ func (rq *CfsRq) avgVruntimeTest() (uint64, keyBound) {
 		// min_vruntime stays: V and the bound are delta from it.
 		return rq.zeroVruntime + uint64(delta), keyBound{zero: rq.zeroVruntime, limit: limit + delta}
 	}
-	rq.updateZeroVruntime(delta)
+	// updateZeroVruntime, written out (no inline mark).
+	rq.sumWVruntime -= int64(rq.sumWeight) * delta
+	rq.zeroVruntime += uint64(delta)
 	rq.vAtZero = load > 0
 	return rq.zeroVruntime, keyBound{zero: rq.zeroVruntime, limit: limit}
 }

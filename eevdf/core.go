@@ -77,7 +77,16 @@ func (rq *CfsRq) Wakeup(se *SchedEntity, wf WakeFlags) error {
 		// but on no timeline; it must be attached somewhere first.
 		return fmt.Errorf("%w: Wakeup of %s, delayed but not queued here (attach it with Enqueue first)", ErrLifecycle, se.name)
 	case se.delayed:
-		rq.enqueueTask(se, EnqueueDelayed)
+		if rq.pelt {
+			rq.enqueueTask(se, EnqueueDelayed)
+		} else {
+			// enqueueTask's path for EnqueueDelayed without PELT,
+			// written here as in Enqueue (a call fewer).
+			if !rq.before71() {
+				rq.updateCurr()
+			}
+			rq.requeueDelayedEntity(se)
+		}
 		if se != rq.curr {
 			rq.wakeupPreempt(se, wf|WFTTWU)
 		}

@@ -12,6 +12,13 @@ package eevdf
 // Most calls find nothing to charge (the clock has not moved since the
 // last charge at this scheduler entry), so this test is kept small enough
 // to inline and the charge itself is chargeCurr.
+//
+// The hottest callers write this test out, as they write out a few other
+// one-line helpers (clear_buddies, the v6.18 vprot mirror, the move of
+// zero_vruntime): where the compiler finds no instruction of an inlined
+// body to carry its inline mark (kept for tracebacks), it emits a NOP
+// there, one more instruction at every execution. "No inline mark" at a
+// call site refers to this.
 func (rq *CfsRq) updateCurr() {
 	if c := rq.curr; c != nil && int64(rq.clock-c.execStart) > 0 {
 		rq.chargeCurr(c)
@@ -19,6 +26,7 @@ func (rq *CfsRq) updateCurr() {
 }
 
 // chargeCurr is update_curr's work once the delta is known to be positive.
+// c is curr, as its callers have read it (never nil).
 func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 	delta := int64(rq.clock - c.execStart)
 	c.execStart = rq.clock
@@ -33,7 +41,7 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 			c.slice = rq.baseSlice
 		}
 		c.deadline = c.vruntime + rq.calcDeltaFair(c.slice, c)
-		rq.avgVruntime()
+		rq.avgVruntimeTest() // avg_vruntime, called without its wrapper (no inline mark)
 	}
 	// The kernel's test once: protection over (v6.12: the mark gone and
 	// curr ineligible, under PREEMPT_SHORT). The kernels after v6.18
@@ -55,8 +63,16 @@ func (rq *CfsRq) chargeCurr(c *SchedEntity) {
 		}
 	}
 	if resched {
-		rq.reschedLazy()
-		rq.clearBuddies(c)
+		// resched_curr_lazy (reschedLazy, for a curr that runs) and
+		// clear_buddies, written out (no inline mark).
+		if rq.preempt != PreemptLazy {
+			rq.needResched = true
+		} else if !rq.needResched {
+			rq.lazyResched = true
+		}
+		if rq.next == c {
+			rq.next = nil
+		}
 	}
 }
 

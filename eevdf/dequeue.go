@@ -24,34 +24,47 @@ import (
 // queued here; ErrNotDelayed for DequeueDelayed of an entity that is not
 // delayed; ErrDelayed for a second sleep of a delayed entity.
 func (rq *CfsRq) Dequeue(se *SchedEntity, flags DequeueFlags) (bool, error) {
-	if rq == nil {
-		return false, ErrNilRunqueue
-	}
-	if err := rq.checkOwner(se); err != nil {
-		return false, err
-	}
-	if stray := flags &^ dequeueFlagsMask; stray != 0 {
-		return false, errStrayFlags("dequeue flags", uint32(stray))
-	}
-	if !se.onRq || se.rq != rq {
-		return false, fmt.Errorf("%w: %s", ErrNotQueued, se.name)
-	}
-	// The flag errors need a delayed entity or DequeueDelayed: the
-	// common dequeue, of a runnable entity, is one test away from them.
-	if se.delayed || flags&DequeueDelayed != 0 {
-		switch {
-		case flags&DequeueDelayed != 0 && !se.delayed:
-			return false, fmt.Errorf("%w: DequeueDelayed of %s", ErrNotDelayed, se.name)
-		case flags&DequeueDelayed != 0 && flags&DequeueSleep == 0:
-			return false, fmt.Errorf("%w: DequeueDelayed without DequeueSleep", ErrBadFlags)
-		case flags&DequeueDelayed == 0 && flags&DequeueSleep != 0 && se.delayed:
-			return false, fmt.Errorf("%w: %s already sleeps", ErrDelayed, se.name)
+	// The common dequeue, decided in one run of tests: a runnable entity
+	// of the root group queued here, with defined flags other than
+	// DequeueDelayed, passes every check of checkDequeue. Each field is
+	// read once (checkOwner's inline test and the queued test read se.rq
+	// twice), and the checks' error paths stay out of this frame.
+	if rq == nil || se == nil || se.rq != rq || se.group != nil || !se.onRq || se.delayed ||
+		flags&^(dequeueFlagsMask&^DequeueDelayed) != 0 {
+		if err := rq.checkDequeue(se, flags); err != nil {
+			return false, err
 		}
 	}
 	if rq.pelt && !se.delayed {
 		rq.utilEstDequeue(se) // dequeue_task_fair: util_est_dequeue, then __dequeue_task
 	}
 	return rq.dequeueTask(se, flags), nil
+}
+
+// checkDequeue is Dequeue's validation in full, in the order of its
+// errors; nil if se may be dequeued with flags.
+func (rq *CfsRq) checkDequeue(se *SchedEntity, flags DequeueFlags) error {
+	if rq == nil {
+		return ErrNilRunqueue
+	}
+	if err := rq.checkOwner(se); err != nil {
+		return err
+	}
+	if stray := flags &^ dequeueFlagsMask; stray != 0 {
+		return errStrayFlags("dequeue flags", uint32(stray))
+	}
+	if !se.onRq || se.rq != rq {
+		return fmt.Errorf("%w: %s", ErrNotQueued, se.name)
+	}
+	switch {
+	case flags&DequeueDelayed != 0 && !se.delayed:
+		return fmt.Errorf("%w: DequeueDelayed of %s", ErrNotDelayed, se.name)
+	case flags&DequeueDelayed != 0 && flags&DequeueSleep == 0:
+		return fmt.Errorf("%w: DequeueDelayed without DequeueSleep", ErrBadFlags)
+	case flags&DequeueDelayed == 0 && flags&DequeueSleep != 0 && se.delayed:
+		return fmt.Errorf("%w: %s already sleeps", ErrDelayed, se.name)
+	}
+	return nil
 }
 
 // dequeueTaskFair is dequeue_task_fair: the utilization estimate leaves
@@ -76,12 +89,17 @@ func (rq *CfsRq) dequeueTask(se *SchedEntity, flags DequeueFlags) bool {
 	sleep := flags&DequeueSleep != 0
 	completing := flags&DequeueDelayed != 0
 
-	rq.clearBuddies(se)
-	rq.updateCurr()
+	// clear_buddies and update_curr's test, written out (no inline mark).
+	if rq.next == se {
+		rq.next = nil
+	}
+	if c := rq.curr; c != nil && int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c)
+	}
 	// Seed 000: the merged and posted forms save the lag before the delay
 	// decision, so a sleeper that becomes delayed records its sleep-time
 	// lag; v7.0 saved it only on the real-removal path.
-	fm := rq.floorMode()
+	fm := rq.floor // floorMode (no inline mark)
 	early := fm != floorOff
 	var elig keyBound // entity_eligible's test, as the lag update left it
 	if early {

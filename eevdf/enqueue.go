@@ -23,6 +23,35 @@ import (
 // EnqueueDelayed of an entity that is not queued here or not delayed;
 // ErrAlreadyQueued for any other enqueue of a queued entity.
 func (rq *CfsRq) Enqueue(se *SchedEntity, flags EnqueueFlags) error {
+	// The common enqueue, decided in one run of tests: an entity of the
+	// root group last queued here, with defined flags, passes every check
+	// of checkEnqueue if it is asleep (neither on_rq nor delayed) for an
+	// enqueue, or delayed (and so on_rq) for EnqueueDelayed. Each field
+	// is read once, and the error paths stay out of this frame.
+	requeue := flags&EnqueueDelayed != 0
+	if rq == nil || se == nil || se.rq != rq || se.group != nil || flags&^enqueueFlagsMask != 0 ||
+		se.onRq != requeue || se.delayed != requeue {
+		if err := rq.checkEnqueue(se, flags); err != nil {
+			return err
+		}
+	}
+	if requeue && !rq.pelt {
+		// enqueueTask's path for EnqueueDelayed without PELT, written
+		// here (a call fewer at each wakeup of a delayed entity): v7.1
+		// requeued it before charging curr, the later kernels after.
+		if c := rq.curr; rq.kernel < KernelV71 && c != nil && int64(rq.clock-c.execStart) > 0 {
+			rq.chargeCurr(c) // updateCurr after v7.1 (no inline mark)
+		}
+		rq.requeueDelayedEntity(se)
+		return nil
+	}
+	rq.enqueueTask(se, flags)
+	return nil
+}
+
+// checkEnqueue is Enqueue's validation in full, in the order of its
+// errors; nil if se may be enqueued with flags.
+func (rq *CfsRq) checkEnqueue(se *SchedEntity, flags EnqueueFlags) error {
 	if rq == nil {
 		return ErrNilRunqueue
 	}
@@ -42,7 +71,6 @@ func (rq *CfsRq) Enqueue(se *SchedEntity, flags EnqueueFlags) error {
 	} else if se.onRq {
 		return fmt.Errorf("%w: %s", ErrAlreadyQueued, se.name)
 	}
-	rq.enqueueTask(se, flags)
 	return nil
 }
 
@@ -76,7 +104,9 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 		}
 		rq.updateCurr()
 	} else {
-		rq.updateCurr()
+		if c := rq.curr; c != nil && int64(rq.clock-c.execStart) > 0 {
+			rq.chargeCurr(c) // updateCurr (no inline mark)
+		}
 		if flags&EnqueueDelayed != 0 {
 			rq.requeueDelayedEntity(se)
 			return
@@ -179,7 +209,7 @@ func (rq *CfsRq) dequeueEntity(se *SchedEntity) {
 // deadline. Seed 000's toggle selects the clamps (lag.go).
 func (rq *CfsRq) requeueDelayedEntity(se *SchedEntity) {
 	replace := false
-	switch rq.floorMode() {
+	switch rq.floor { // floorMode (no inline mark)
 	case floorFinal:
 		replace, _ = rq.updateEntityLag(se)
 	case floorPosted:

@@ -124,7 +124,10 @@ func readFloorMode(s features.Set) floorMode {
 // each), with its test of the kernel shared with the lag limit's and its
 // on_rq curr read once for both.
 func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, keyBound) {
-	c := rq.currOnRq()
+	c := rq.curr // currOnRq, written out (no inline mark)
+	if c != nil && !c.onRq {
+		c = nil
+	}
 	avg, load := rq.sumWVruntime, int64(rq.sumWeight)
 	if c != nil {
 		w := rq.w(c)
@@ -148,7 +151,9 @@ func (rq *CfsRq) updateEntityLag(se *SchedEntity) (bool, keyBound) {
 		v, elig = rq.zeroVruntime+uint64(delta), keyBound{zero: rq.zeroVruntime, limit: bound + delta}
 		limit = rq.lagLimit618(se)
 	} else {
-		rq.updateZeroVruntime(delta)
+		// updateZeroVruntime written out (no inline mark).
+		rq.sumWVruntime -= int64(rq.sumWeight) * delta
+		rq.zeroVruntime += uint64(delta)
 		rq.vAtZero = load > 0
 		v, elig = rq.zeroVruntime, keyBound{zero: rq.zeroVruntime, limit: bound}
 		// lagLimit written out, a call fewer a lag update (the same

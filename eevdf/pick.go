@@ -45,20 +45,39 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 	if rq.kernel == KernelV66 {
 		return rq.pickEevdf66()
 	}
-	return rq.pickDeadline(protect)
+	se, _ := rq.pickDeadline(protect)
+	return se
 }
 
 // pickDeadline is pick_eevdf over the deadline-ordered timeline (every
 // kernel but v6.6).
-func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
+//
+// It also returns what it learnt of V: on a queue of more than one entity
+// (whose load is then positive), V's offset from zero_vruntime,
+// ⌊Σ key·w / Σ w⌋ over the timeline and an on_rq curr (0 when V is held
+// at zero_vruntime); on a queue of one, 0, which means nothing. It is the
+// bound on the key the pick tests against (keyLimit's quotient is
+// floorAvg's), so that the wakeup check's protection update, which
+// follows the pick with nothing changed in between, moves zero_vruntime
+// by it as avg_vruntime would, without summing and dividing again. The
+// result travels in a register: the callers that drop it pay nothing,
+// where storing it in the runqueue at every pick cost more than the sums
+// it spared.
+func (rq *CfsRq) pickDeadline(protect bool) (*SchedEntity, int64) {
 	rq.stats.Picks++
-	leftmost := rq.tl.first()
+	// timeline.first, the B-tree's field read here (no inline mark).
+	var leftmost *SchedEntity
+	if t := rq.tl.rb; t == nil {
+		leftmost = rq.tl.b.first
+	} else {
+		leftmost = t.first()
+	}
 	c := rq.curr
 	if rq.hNrQueued == 1 {
 		if c != nil && c.onRq {
-			return c
+			return c, 0
 		}
-		return leftmost
+		return leftmost, 0
 	}
 	if c != nil && !c.onRq {
 		c = nil // not a candidate
@@ -87,13 +106,13 @@ func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
 	// v7.0 tested the buddy in every pick, the wakeup check's SHORT pick
 	// (protect false) included (KERNEL-SPEC-LTS P1).
 	if rq.next != nil && (protect && rq.kernel < KernelV618 || rq.kernel == KernelV70) && rq.feat.Has(features.PickBuddy) && int64(rq.next.vruntime-elig.zero) <= lim {
-		return rq.next
+		return rq.next, lim
 	}
 	if c != nil && int64(c.vruntime-elig.zero) > lim {
 		c = nil
 	}
 	if c != nil && protect && (rq.kernel < KernelV612 && protectSlice(c) || rq.kernel >= KernelV612 && rq.parityMark(c)) {
-		return c
+		return c, lim
 	}
 	var best *SchedEntity
 	if leftmost != nil && int64(leftmost.vruntime-elig.zero) <= lim {
@@ -121,7 +140,7 @@ func (rq *CfsRq) pickDeadline(protect bool) *SchedEntity {
 	if best == nil || (c != nil && entityBefore(c, best)) {
 		best = c
 	}
-	return best
+	return best, lim
 }
 
 // pickNextEntity is pick_next_entity, in the loop both its callers run
@@ -145,7 +164,7 @@ func (rq *CfsRq) pickNextEntity(protect, charge bool) *SchedEntity {
 		if rq.kernel == KernelV66 { // pickEevdf, its dispatch written here (a call fewer)
 			se = rq.pickEevdf66()
 		} else {
-			se = rq.pickDeadline(protect)
+			se, _ = rq.pickDeadline(protect)
 		}
 		if se == nil || !se.delayed {
 			return se
@@ -189,7 +208,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 		if prev != nil && prev.onRq && int64(rq.clock-prev.execStart) > 0 {
 			rq.chargeCurr(prev) // updateCurr's test on prev, curr read once
 		}
-		next = rq.pickDeadline(true) // pickEevdf, not v6.6
+		next, _ = rq.pickDeadline(true) // pickEevdf, not v6.6
 		if next != nil && next.delayed {
 			rq.stats.Flushed++
 			rq.dequeueTask(next, DequeueSleep|DequeueDelayed)
@@ -208,7 +227,7 @@ func (rq *CfsRq) PickNext() *SchedEntity {
 			rq.enterIdlePELT() // set_next_task_idle
 		}
 	}
-	rq.clearResched()
+	rq.needResched, rq.lazyResched = false, false // clearResched (no inline mark)
 	return next
 }
 
@@ -222,7 +241,23 @@ func (rq *CfsRq) PickTask() *SchedEntity {
 	if rq == nil {
 		return nil
 	}
-	return rq.pickTaskFair()
+	if rq.hNrQueued == 0 || rq.kernel.minVruntimeRef() {
+		return rq.pickTaskFair()
+	}
+	// pick_task_fair's first round, written here as in PickNext (a pick
+	// one call less deep, without pickNextEntity's parameters and loop):
+	// curr charged, pick_eevdf, a delayed pick flushed and the loop going
+	// on in pickNextEntity.
+	if c := rq.curr; c != nil && c.onRq && int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c) // updateCurr's test on c, curr read once
+	}
+	se, _ := rq.pickDeadline(true) // pickEevdf, not v6.6
+	if se != nil && se.delayed {
+		rq.stats.Flushed++
+		rq.dequeueTask(se, DequeueSleep|DequeueDelayed)
+		se = rq.pickTaskFair()
+	}
+	return se
 }
 
 // PutPrev puts the running entity back (put_prev_task_fair) and leaves
@@ -244,6 +279,29 @@ func (rq *CfsRq) PutPrev() {
 // eligible or not, without a pick (no delayed dequeue completes). Forcing
 // the running entity picks it again. It clears need-resched.
 func (rq *CfsRq) SetNext(se *SchedEntity) error {
+	// The common call, decided in one run of tests: a runnable entity of
+	// the root group queued here passes every check of checkSetNext
+	// (each field read once; the error paths out of this frame).
+	if rq == nil || se == nil || se.rq != rq || se.group != nil || !se.onRq || se.delayed {
+		if err := rq.checkSetNext(se); err != nil {
+			return err
+		}
+	}
+	if prev := rq.curr; prev != se {
+		// put_prev_task_fair's charge: updateCurr's test on prev, curr
+		// (no inline mark).
+		if prev != nil && prev.onRq && int64(rq.clock-prev.execStart) > 0 {
+			rq.chargeCurr(prev)
+		}
+		rq.setNextTaskFair(prev, se, true)
+	}
+	rq.needResched, rq.lazyResched = false, false // clearResched (no inline mark)
+	return nil
+}
+
+// checkSetNext is SetNext's validation in full, in the order of its
+// errors; nil if se may be forced to run.
+func (rq *CfsRq) checkSetNext(se *SchedEntity) error {
 	if rq == nil {
 		return ErrNilRunqueue
 	}
@@ -256,13 +314,6 @@ func (rq *CfsRq) SetNext(se *SchedEntity) error {
 	case se.delayed:
 		return fmt.Errorf("%w: forced pick of %s", ErrDelayed, se.name)
 	}
-	if prev := rq.curr; prev != se {
-		if prev != nil && prev.onRq {
-			rq.updateCurr() // put_prev_task_fair's charge
-		}
-		rq.setNextTaskFair(prev, se, true)
-	}
-	rq.clearResched()
 	return nil
 }
 
@@ -305,7 +356,9 @@ func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
 			}
 		}
 	}
-	rq.clearBuddies(se)
+	if rq.next == se { // clearBuddies (no inline mark)
+		rq.next = nil
+	}
 	if se.onRq {
 		// __dequeue_entity (dequeueEntity) written out, a call fewer a
 		// switch: out of the timeline and the sums.
@@ -378,7 +431,9 @@ func (rq *CfsRq) setNextTaskFair(prev, se *SchedEntity, first bool) {
 				}
 			}
 			se.vprot = vprot
-			rq.shareVprot(se)
+			if rq.kernel == KernelV618 { // shareVprot (no inline mark)
+				se.vlag = int64(se.vprot)
+			}
 		}
 	}
 }

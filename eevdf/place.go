@@ -20,7 +20,7 @@ import "github.com/schedmodel/fairclass/features"
 // With PLACE_JOIN_LAG (seed 003) the inflation is replaced by the join-lag
 // average: ℓ' = ℓ − J with J = sum_jlag/W (see joinlag.go).
 func (rq *CfsRq) placeEntity(se *SchedEntity, flags EnqueueFlags) {
-	v := rq.avgVruntime()
+	v, _ := rq.avgVruntimeTest() // avg_vruntime, without its wrapper (no inline mark)
 	nr := rq.hNrQueued
 	if !se.customSlice {
 		se.slice = rq.baseSlice

@@ -124,14 +124,5 @@ func (rq *CfsRq) reschedLazy() {
 	}
 }
 
-// tickUpgrade is sched_tick's step before task_tick: a pending lazy
-// request becomes hard. A lazy request the fair tick raises afterwards
-// waits for the next tick.
-func (rq *CfsRq) tickUpgrade() {
-	if rq.lazyResched {
-		rq.needResched = true
-	}
-}
-
 // clearResched is clear_tsk_need_resched: __schedule clears both flags.
 func (rq *CfsRq) clearResched() { rq.needResched, rq.lazyResched = false, false }

@@ -62,7 +62,7 @@ func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
 		return
 	}
 	se := rq.curr
-	v71 := rq.before71()
+	v71 := rq.kernel >= KernelV71 // before71 (no inline mark)
 	if se == pse {
 		return
 	}
@@ -83,6 +83,8 @@ func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
 	// the first exit, a normal wakee differs in idle-ness only from an
 	// idle curr.
 	action := actPick
+	var vDelta int64 // V's offset from zero_vruntime as the pick found it, if vOK
+	vOK := false
 	odd := se.policy|pse.policy != PolicyNormal
 	if odd {
 		cseIdle, pseIdle := se.policy == PolicyIdle, pse.policy == PolicyIdle
@@ -96,7 +98,9 @@ func (rq *CfsRq) wakeupPreempt(pse *SchedEntity, wf WakeFlags) {
 			return // before the charge, protection untouched
 		}
 	}
-	rq.updateCurr()
+	if int64(rq.clock-se.execStart) > 0 { // updateCurr's test on se, curr (no inline mark)
+		rq.chargeCurr(se)
+	}
 	if odd && (pse.policy != PolicyNormal || se.policy == PolicyIdle) || pse.delayed && !v71 {
 		goto update
 	}
@@ -126,17 +130,23 @@ pick:
 	// it picks through pick_next_entity, completing the dequeue of every
 	// delayed entity it meets and picking again while the queue is not
 	// empty; without, it compares with the raw pick_eevdf, so a delayed
-	// entity counts as "someone else".
+	// entity counts as "someone else". The pick's V (vDelta, with vOK)
+	// is kept for the protection update below, unless a flush changed
+	// the queue after it.
 	if rq.feat.Has(features.PreemptFlushDelayed) {
 		// pickNextEntity's first round written here, as in PickNext
 		// (one call less deep): the loop goes on there after a flush.
 		var se *SchedEntity
 		if rq.hNrQueued != 0 && !rq.kernel.minVruntimeRef() {
-			se = rq.pickDeadline(action != actShort) // pickEevdf, not v6.6
+			// The pick computes its bound unless it finds one
+			// entity queued, and the load is positive: pse is
+			// queued, not curr, so its level is in the timeline.
+			vOK = rq.hNrQueued > 1
+			se, vDelta = rq.pickDeadline(action != actShort) // pickEevdf, not v6.6
 			if se != nil && se.delayed {
 				rq.stats.Flushed++
 				rq.dequeueTask(se, DequeueSleep|DequeueDelayed)
-				se = rq.pickNextEntity(action != actShort, false)
+				se, vOK = rq.pickNextEntity(action != actShort, false), false
 			}
 		} else {
 			se = rq.pickNextEntity(action != actShort, false)
@@ -163,8 +173,8 @@ update:
 		// as in setNextTaskFair: an on_rq curr's and the timeline's
 		// (U64_MAX if empty).
 		slice := ^uint64(0)
-		if c := rq.currOnRq(); c != nil {
-			slice = c.slice
+		if se.onRq { // currOnRq on se, curr (no inline mark)
+			slice = se.slice
 		}
 		if t := rq.tl.rb; t == nil { // timeline.root, inline for the B-tree, as in setNextTaskFair
 			if rq.tl.b.count != 0 {
@@ -176,15 +186,29 @@ update:
 		base := se.vruntime // v7.1
 		if !v71 {
 			// V, read without a call when the lag update of this
-			// wakeup (or the pick) left it at zero_vruntime.
+			// wakeup (or the pick) left it at zero_vruntime; else
+			// avg_vruntime's move, by the pick's V when it has one
+			// (the same quotient of the same sums: zero_vruntime, the
+			// sums and the held V end as avg_vruntime leaves them).
 			v := rq.zeroVruntime
 			if !rq.vAtZero {
-				v = rq.avgVruntime()
+				if vOK {
+					// updateZeroVruntime written out (no
+					// inline mark); V is then held.
+					rq.sumWVruntime -= int64(rq.sumWeight) * vDelta
+					rq.zeroVruntime += uint64(vDelta)
+					rq.vAtZero = true
+					v = rq.zeroVruntime
+				} else {
+					v = rq.avgVruntime()
+				}
 			}
 			base = minVruntime(se.vruntime, v)
 		}
 		se.vprot = minVruntime(se.vprot, base+rq.calcDeltaFair(slice, se))
-		rq.shareVprot(se)
+		if rq.kernel == KernelV618 { // shareVprot (no inline mark)
+			se.vlag = int64(se.vprot)
+		}
 	}
 	return
 

@@ -66,13 +66,22 @@ func (rq *CfsRq) Tick() {
 	if rq == nil {
 		return
 	}
-	rq.tickUpgrade()
+	// sched_tick's step before task_tick: a pending lazy request becomes
+	// hard (one raised by the charge below waits for the next tick).
+	// It, update_curr's test on c (curr) and before71 are written out
+	// here (no inline marks: updateCurr's comment).
+	if rq.lazyResched {
+		rq.needResched = true
+	}
 	c := rq.curr
-	if c == nil || !c.onRq && !rq.before71() { // v7.1 charged a curr that was no longer queued
+	v71 := rq.kernel >= KernelV71
+	if c == nil || !c.onRq && !v71 { // v7.1 charged a curr that was no longer queued
 		return
 	}
-	rq.updateCurr()
-	if c.onRq && !rq.before71() {
+	if int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c)
+	}
+	if c.onRq && !v71 {
 		if rq.pelt {
 			rq.tickLevels(c)
 		}
