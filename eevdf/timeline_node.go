@@ -477,10 +477,23 @@ func (in *tlInner) fold() agg {
 func (in *tlInner) without(a, x agg) agg {
 	n := in.count()
 	if x.minV == a.minV {
-		a.minV = in.minV[0]
-		for _, v := range in.minV[1:n] {
-			a.minV = minVruntime(a.minV, v)
+		// Four children a round, over the array masked to its length
+		// (as in findEligible's descent), from the first child again:
+		// its minimum with itself is itself, and the order of a
+		// one-by-one fold is kept.
+		v := in.minV[0]
+		i, u := uint(0), uint(n)
+		for ; i+4 <= u; i += 4 {
+			b := i & (innerMax - 4)
+			v = minVruntime(v, in.minV[b])
+			v = minVruntime(v, in.minV[b+1])
+			v = minVruntime(v, in.minV[b+2])
+			v = minVruntime(v, in.minV[b+3])
 		}
+		for ; i < u; i++ {
+			v = minVruntime(v, in.minV[i&(innerMax-1)])
+		}
+		a.minV = v
 	}
 	if a.minSlice == a.maxSlice {
 		return a // one slice throughout stays one slice
