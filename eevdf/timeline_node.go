@@ -259,19 +259,22 @@ func (l *tlLeaf) without(a, x agg) agg {
 	o := uint(l.off)
 	end := o + n
 	if x.minV == a.minV {
-		// Two entities a round: one test of the bound for two, in the
+		// Four entities a round: one test of the bound for four, in the
 		// order of a one-by-one fold (min_vruntime's modular minimum
 		// depends on the order of its operands when they are 2^63
 		// apart, so the order is kept).
-		a.minV = l.v[o%leafMax]
+		v := l.v[o%leafMax]
 		j := o + 1
-		for ; j+1 < end; j += 2 {
-			a.minV = minVruntime(a.minV, l.v[j%leafMax])
-			a.minV = minVruntime(a.minV, l.v[(j+1)%leafMax])
+		for ; j+3 < end; j += 4 {
+			v = minVruntime(v, l.v[j%leafMax])
+			v = minVruntime(v, l.v[(j+1)%leafMax])
+			v = minVruntime(v, l.v[(j+2)%leafMax])
+			v = minVruntime(v, l.v[(j+3)%leafMax])
 		}
-		if j < end {
-			a.minV = minVruntime(a.minV, l.v[j%leafMax])
+		for ; j < end; j++ {
+			v = minVruntime(v, l.v[j%leafMax])
 		}
+		a.minV = v
 	}
 	// One slice throughout (minimum = maximum) stays one slice.
 	if s := x.minSlice; a.minSlice != a.maxSlice && (s == a.minSlice || s == a.maxSlice) {
