@@ -536,13 +536,16 @@ func (in *tlInner) adopt(from, to int) {
 //
 // The shift is one loop, which renumbers each child it moves, rather than
 // five calls of memmove (one with write barriers), which cost more than
-// the few words they move.
+// the few words they move. Its indexes are masked to the arrays' length,
+// as countNotAfter's are, so that no access is bounds-checked: the
+// checks cost two instructions each, several for each child moved.
 func (in *tlInner) insertKid(i int, s uint64, c *tlNode, ca agg) {
-	for j := in.count(); j > i; j-- {
-		k := in.kids[j-1]
-		in.kids[j], k.pos = k, uint8(j)
-		in.minV[j], in.minS[j], in.maxS[j] = in.minV[j-1], in.minS[j-1], in.maxS[j-1]
-		in.sep[j-1] = in.sep[j-2]
+	const m = innerMax - 1
+	for j, u := uint(in.n), uint(i); j > u; j-- {
+		k := in.kids[(j-1)&m]
+		in.kids[j&m], k.pos = k, uint8(j)
+		in.minV[j&m], in.minS[j&m], in.maxS[j&m] = in.minV[(j-1)&m], in.minS[(j-1)&m], in.maxS[(j-1)&m]
+		in.sep[(j-1)&m] = in.sep[(j-2)&m]
 	}
 	in.sep[i-1] = s
 	in.kids[i] = c
@@ -553,18 +556,21 @@ func (in *tlInner) insertKid(i int, s uint64, c *tlNode, ca agg) {
 
 // removeKid takes out child i and one separator next to it: the one on
 // its left (sep[i-1]), or for i = 0 the one on its right (sep[0]). The
-// shifts are loops, as in insertKid.
+// shift is one loop, as in insertKid (indexes masked), which moves each
+// child with the separator on its left: sep[j-1] takes sep[j] as child j
+// takes child j+1. For i = 0 its first round writes sep[0] into sep[15]
+// (j-1 masked), the slot that is never used, and the rest shift sep[1:]
+// down, as the one on the right of child 0 goes.
 func (in *tlInner) removeKid(i int) {
-	n := in.count()
-	for j := max(i-1, 0); j < n-2; j++ {
-		in.sep[j] = in.sep[j+1]
+	const m = innerMax - 1
+	n := uint(in.n)
+	for j := uint(i); j+1 < n; j++ {
+		k := in.kids[(j+1)&m]
+		in.kids[j&m], k.pos = k, uint8(j)
+		in.minV[j&m], in.minS[j&m], in.maxS[j&m] = in.minV[(j+1)&m], in.minS[(j+1)&m], in.maxS[(j+1)&m]
+		in.sep[(j-1)&m] = in.sep[j&m]
 	}
-	for j := i; j < n-1; j++ {
-		k := in.kids[j+1]
-		in.kids[j], k.pos = k, uint8(j)
-		in.minV[j], in.minS[j], in.maxS[j] = in.minV[j+1], in.minS[j+1], in.maxS[j+1]
-	}
-	in.kids[n-1] = nil
+	in.kids[(n-1)&m] = nil
 	in.n--
 }
 
