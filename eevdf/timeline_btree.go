@@ -244,7 +244,9 @@ func (t *bTimeline) insert(se *SchedEntity) {
 			// addAgg's loop, written out: one call fewer an insertion
 			// (grow, after a split, calls addAgg).
 			for nd = &l.tlNode; nd.parent != nil; nd = &nd.parent.tlNode {
-				in, i := nd.parent, nd.pos
+				// (pos masked to the arrays' length, which it is within:
+				// no bounds check.)
+				in, i := nd.parent, nd.pos&(innerMax-1)
 				v, lo, hi := in.minV[i], in.minS[i], in.maxS[i]
 				nv, nlo, nhi := minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
 				if nv == v && nlo == lo && nhi == hi {
@@ -331,7 +333,7 @@ func (t *bTimeline) placeLeaf(se *SchedEntity) {
 // that does not change: every aggregate above it already covers x.
 func (t *bTimeline) addAgg(nd *tlNode, x agg) {
 	for ; nd.parent != nil; nd = &nd.parent.tlNode {
-		in, i := nd.parent, nd.pos
+		in, i := nd.parent, nd.pos&(innerMax-1)
 		v, lo, hi := in.minV[i], in.minS[i], in.maxS[i]
 		nv, nlo, nhi := minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
 		if nv == v && nlo == lo && nhi == hi {
@@ -522,7 +524,7 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	for p := nd.parent; p != nil; nd, p = &p.tlNode, p.parent {
 		switch {
 		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
-			i := int(nd.pos)
+			i := int(nd.pos & (innerMax - 1)) // no bounds check (insert)
 			a := p.aggOf(i)
 			if keeps(a, x) {
 				goto done
