@@ -870,21 +870,25 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 		nd = in.kids[i&(innerMax-1)]
 	}
 	l := nd.asLeaf()
-	o := uint(l.off) // read once, as in tlLeaf.fold
-	if k := o % leafMax; int64(l.v[k]-zero) <= limit {
+	k, n := uint(l.off)%leafMax, uint(l.n) // read once, as in tlLeaf.fold
+	if int64(l.v[k]-zero) <= limit {
 		// The first entity, tested before the loop and its bound.
 		m.visited++
 		t.hint = uint8(k)
 		return l.se[k]
 	}
-	for j, end := o+1, o+uint(l.n); j < end; j++ {
-		if k := j % leafMax; int64(l.v[k]-zero) <= limit {
-			m.visited += int(j-o) + 1
+	// The others, the slot carried and the entities left counted down:
+	// one instruction an entity fewer than a position compared with the
+	// end and reduced to a slot.
+	for c := n - 1; c > 0; c-- {
+		k = (k + 1) % leafMax
+		if int64(l.v[k]-zero) <= limit {
+			m.visited += int(n-c) + 1
 			t.hint = uint8(k)
 			return l.se[k]
 		}
 	}
-	m.visited += l.count()
+	m.visited += int(n)
 	return nil
 }
 
