@@ -519,33 +519,48 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	l.n--
 	t.count--
 	// The walk up; where it stops early (goto done), every aggregate
-	// above, the tree's included, is unchanged.
-	nd, head := &l.tlNode, &t.head.tlNode
-	for p := nd.parent; p != nil; nd, p = &p.tlNode, p.parent {
+	// above, the tree's included, is unchanged. The leaf's level comes
+	// first, on its own, and the interior levels after it: each level
+	// then tests only its own kind's minimum and calls its own kind's
+	// without (the leftmost leaf's exemption, below, concerns the leaf
+	// alone), where one loop for both tested the kind twice a level.
+	nd := &l.tlNode
+	if p := l.parent; p != nil {
 		switch {
-		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
-			i := int(nd.pos & (innerMax - 1)) // no bounds check (insert)
+		case l.n >= leafMin || l.n > 0 && l == t.head:
+			i := int(l.pos & (innerMax - 1)) // no bounds check (insert)
 			a := p.aggOf(i)
 			if keeps(a, x) {
 				goto done
 			}
-			var na agg // withoutNode, written out: one call fewer a level
-			if nd.leaf {
-				na = nd.asLeaf().without(a, x)
-			} else {
-				na = nd.asInner().without(a, x)
-			}
+			na := l.without(a, x)
 			if na == a {
 				goto done
 			}
 			p.setAgg(i, na)
-		case nd == head:
+		case l == t.head:
 			// The emptied leftmost leaf, child 0 of p.
 			p.removeKid(0)
 			t.free.free(nd, t.count)
-			t.head, head = nil, nil
+			t.head = nil
 		default:
-			t.refill(p, int(nd.pos))
+			t.refill(p, int(l.pos))
+		}
+		for nd, p = &p.tlNode, p.parent; p != nil; nd, p = &p.tlNode, p.parent {
+			if nd.n < innerMin {
+				t.refill(p, int(nd.pos))
+				continue
+			}
+			i := int(nd.pos & (innerMax - 1))
+			a := p.aggOf(i)
+			if keeps(a, x) {
+				goto done
+			}
+			na := nd.asInner().without(a, x)
+			if na == a {
+				goto done
+			}
+			p.setAgg(i, na)
 		}
 	}
 	// At the root: an interior root that keeps two children or more, what
