@@ -496,7 +496,9 @@ func (t *bTimeline) erase(se *SchedEntity) {
 		panic("eevdf: timeline erasure of an entity not in a timeline: " + se.name)
 	}
 	i := t.position(l, se)
-	x := l.agg(i)
+	// se's aggregate, read from se rather than from the leaf's copies,
+	// which equal it (see bTimeline): no slot to compute.
+	x := agg{se.vruntime, se.slice, se.slice}
 	// Out of the leaf: the entities before it shift one slot on or those
 	// after it one slot back, whichever are fewer, and its handle is
 	// cleared; taking out the first entity moves none. (Written out
