@@ -613,7 +613,7 @@ func (t *bTimeline) replace(out, in *SchedEntity) {
 	}
 	t.count--
 	j := t.position(l, out)
-	xo := l.agg(j)
+	xo := agg{out.vruntime, out.slice, out.slice} // as in erase
 	l.replaceAt(j, in)
 	// The tree's aggregate loses xo and gains in's, which insert already
 	// merged: only the extremes xo attained are refolded. The test is
