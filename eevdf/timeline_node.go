@@ -355,7 +355,9 @@ func (l *tlLeaf) insertAt(i int, se *SchedEntity) {
 func (l *tlLeaf) insertSorted(se *SchedEntity) int {
 	n, o, dl := uint(l.n), uint(l.off), se.deadline
 	mid := n / 2
-	if n == 0 || int64(dl-l.dl[(o+mid)%leafMax]) >= 0 {
+	// (An empty leaf needs no test of its own: either branch puts se at
+	// position 0 without a move, whatever the stale key compared.)
+	if int64(dl-l.dl[(o+mid)%leafMax]) >= 0 {
 		// After the middle entity: move the later ones one slot on.
 		j := n
 		for j > mid+1 && int64(dl-l.dl[(o+j-1)%leafMax]) < 0 {

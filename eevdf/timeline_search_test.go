@@ -33,3 +33,21 @@ func TestUpperSepCountsLikeCountNotAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestInsertSortedIntoEmptyLeaf checks that a leaf with no entity takes
+// one at position 0 whatever its offset and the stale keys its slots
+// hold: insertSorted compares the deadline with a slot's key even then.
+func TestInsertSortedIntoEmptyLeaf(t *testing.T) {
+	for off := range uint32(leafMax) {
+		for _, stale := range []uint64{0, 1 << 63, ^uint64(0)} {
+			l := &tlLeaf{tlNode: tlNode{leaf: true}, off: off}
+			for k := range l.dl {
+				l.dl[k] = stale
+			}
+			se := &SchedEntity{name: "e", deadline: 1 << 62, vruntime: 5, slice: 7}
+			if i := l.insertSorted(se); i != 0 || l.n != 1 || l.firstEntity() != se || se.tlLeaf != l || l.firstDeadline() != se.deadline {
+				t.Fatalf("offset %d, stale keys %d: position %d, %d entities, first %v", off, stale, i, l.n, l.firstEntity())
+			}
+		}
+	}
+}
