@@ -505,7 +505,7 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	// here rather than in a function of the leaf: one call fewer on
 	// every erasure.)
 	n, o, u := uint(l.n), uint(l.off), uint(i)
-	l.se[(o+u)%leafMax].tlLeaf = nil
+	se.tlLeaf = nil // through se: no slot to compute and load
 	if u < n-1-u {
 		for j := u; j > 0; j-- {
 			l.slide(o+j, o+j-1)
@@ -614,6 +614,7 @@ func (t *bTimeline) replace(out, in *SchedEntity) {
 	t.count--
 	j := t.position(l, out)
 	xo := agg{out.vruntime, out.slice, out.slice} // as in erase
+	out.tlLeaf = nil
 	l.replaceAt(j, in)
 	// The tree's aggregate loses xo and gains in's, which insert already
 	// merged: only the extremes xo attained are refolded. The test is

@@ -381,8 +381,8 @@ func (l *tlLeaf) insertSorted(se *SchedEntity) int {
 	return int(j)
 }
 
-// replaceAt takes out the entity at position i, clearing its handle, and
-// puts se where insertSorted would put it in the leaf without that
+// replaceAt takes out the entity at position i (its handle is the
+// caller's to clear: replace has the entity at hand) and puts se where insertSorted would put it in the leaf without that
 // entity: after every entity whose deadline is not later than its own.
 // It is one pass of an insertion sort that starts from the vacated slot,
 // towards the side se's deadline lies on, each entity passed moving one
@@ -398,7 +398,6 @@ func (l *tlLeaf) replaceAt(i int, se *SchedEntity) {
 	n, o, dl := uint(l.n), uint(l.off), se.deadline
 	u := uint(i)
 	d := (o + u) % leafMax
-	l.se[d].tlLeaf = nil
 	switch {
 	case u+1 < n && int64(dl-l.dl[(d+1)%leafMax]) >= 0:
 		// Later than the next entity: the ones up to se's place move
