@@ -127,7 +127,7 @@ type tlLeaf struct {
 // (split, borrow); removals may leave it older than that, still a bound.
 type tlInner struct {
 	tlNode
-	sep  [innerMax]uint64 // the last slot is never used
+	sep  [innerMax]uint64 // the last slot is never read (removeKid may write it)
 	minV [innerMax]uint64
 	minS [innerMax]uint64
 	maxS [innerMax]uint64
@@ -382,8 +382,9 @@ func (l *tlLeaf) insertSorted(se *SchedEntity) int {
 }
 
 // replaceAt takes out the entity at position i (its handle is the
-// caller's to clear: replace has the entity at hand) and puts se where insertSorted would put it in the leaf without that
-// entity: after every entity whose deadline is not later than its own.
+// caller's to clear: replace has the entity at hand) and puts se where
+// insertSorted would put it in the leaf without that entity: after every
+// entity whose deadline is not later than its own.
 // It is one pass of an insertion sort that starts from the vacated slot,
 // towards the side se's deadline lies on, each entity passed moving one
 // slot into the gap: the entities between the two positions move, and
@@ -560,8 +561,8 @@ func (in *tlInner) insertKid(i int, s uint64, c *tlNode, ca agg) {
 // shift is one loop, as in insertKid (indexes masked), which moves each
 // child with the separator on its left: sep[j-1] takes sep[j] as child j
 // takes child j+1. For i = 0 its first round writes sep[0] into sep[15]
-// (j-1 masked), the slot that is never used, and the rest shift sep[1:]
-// down, as the one on the right of child 0 goes.
+// (j-1 masked), the slot that is never read, and the rounds after it
+// shift sep[1:] down: the separator on child 0's right leaves.
 func (in *tlInner) removeKid(i int) {
 	const m = innerMax - 1
 	n := uint(in.n)
