@@ -211,14 +211,29 @@ func (t *bTimeline) insert(se *SchedEntity) {
 			// deadline at or after it goes into the last child without a
 			// count (put_prev_entity inserts an entity that has just
 			// received a new deadline, often the latest of the queue), and
-			// one before it leaves the others to count. (A function of its
-			// own for this does not inline.)
+			// one before it leaves the others to search: upperSep's
+			// bisection, written out (upperSep does not inline, and its
+			// call cost some 11 instructions of the 39 a search took in
+			// the simulator's streams).
 			in := nd.asInner()
-			i := in.count() - 1 // at least 1: an interior node has two children
+			i := uint(in.n) - 1 // at least 1: an interior node has two children
 			if int64(dl-in.sep[(i-1)&(innerMax-1)]) < 0 {
-				i = upperSep(&in.sep, i-1, dl)
+				u := i - 1
+				i = 0
+				if 7 < u && int64(dl-in.sep[7]) >= 0 {
+					i = 8
+				}
+				if i+3 < u && int64(dl-in.sep[(i+3)&(innerMax-1)]) >= 0 {
+					i += 4
+				}
+				if i+1 < u && int64(dl-in.sep[(i+1)&(innerMax-1)]) >= 0 {
+					i += 2
+				}
+				if i < u && int64(dl-in.sep[i&(innerMax-1)]) >= 0 {
+					i++
+				}
 			}
-			nd = in.kids[i]
+			nd = in.kids[i&(innerMax-1)]
 		}
 		l := nd.asLeaf()
 		x := agg{se.vruntime, se.slice, se.slice}
@@ -229,13 +244,19 @@ func (t *bTimeline) insert(se *SchedEntity) {
 			// addAgg's loop, written out: one call fewer an insertion
 			// (grow, after a split, calls addAgg).
 			for nd = &l.tlNode; nd.parent != nil; nd = &nd.parent.tlNode {
-				in, i := nd.parent, nd.pos
+				// (pos masked to the arrays' length, which it is within:
+				// no bounds check.)
+				in, i := nd.parent, nd.pos&(innerMax-1)
 				v, lo, hi := in.minV[i], in.minS[i], in.maxS[i]
-				nv, nlo, nhi := minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
-				if nv == v && nlo == lo && nhi == hi {
+				// The merge leaves the aggregate as it is exactly when
+				// se's vruntime is not before its minimum and se's slice
+				// lies within its slices: tested so, with three
+				// comparisons, before any merge is computed (nearly every
+				// insertion stops here, at the first level).
+				if s := x.minSlice; int64(x.minV-v) >= 0 && lo <= s && s <= hi {
 					return
 				}
-				in.minV[i], in.minS[i], in.maxS[i] = nv, nlo, nhi
+				in.minV[i], in.minS[i], in.maxS[i] = minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
 			}
 			t.agg = entityAug{}.Merge(t.agg, x)
 			return
@@ -316,7 +337,7 @@ func (t *bTimeline) placeLeaf(se *SchedEntity) {
 // that does not change: every aggregate above it already covers x.
 func (t *bTimeline) addAgg(nd *tlNode, x agg) {
 	for ; nd.parent != nil; nd = &nd.parent.tlNode {
-		in, i := nd.parent, nd.pos
+		in, i := nd.parent, nd.pos&(innerMax-1)
 		v, lo, hi := in.minV[i], in.minS[i], in.maxS[i]
 		nv, nlo, nhi := minVruntime(v, x.minV), min(lo, x.minSlice), max(hi, x.maxSlice)
 		if nv == v && nlo == lo && nhi == hi {
@@ -479,14 +500,16 @@ func (t *bTimeline) erase(se *SchedEntity) {
 		panic("eevdf: timeline erasure of an entity not in a timeline: " + se.name)
 	}
 	i := t.position(l, se)
-	x := l.agg(i)
+	// se's aggregate, read from se rather than from the leaf's copies,
+	// which equal it (see bTimeline): no slot to compute.
+	x := agg{se.vruntime, se.slice, se.slice}
 	// Out of the leaf: the entities before it shift one slot on or those
 	// after it one slot back, whichever are fewer, and its handle is
 	// cleared; taking out the first entity moves none. (Written out
 	// here rather than in a function of the leaf: one call fewer on
 	// every erasure.)
 	n, o, u := uint(l.n), uint(l.off), uint(i)
-	l.se[(o+u)%leafMax].tlLeaf = nil
+	se.tlLeaf = nil // through se: no slot to compute and load
 	if u < n-1-u {
 		for j := u; j > 0; j-- {
 			l.slide(o+j, o+j-1)
@@ -502,33 +525,48 @@ func (t *bTimeline) erase(se *SchedEntity) {
 	l.n--
 	t.count--
 	// The walk up; where it stops early (goto done), every aggregate
-	// above, the tree's included, is unchanged.
-	nd, head := &l.tlNode, &t.head.tlNode
-	for p := nd.parent; p != nil; nd, p = &p.tlNode, p.parent {
+	// above, the tree's included, is unchanged. The leaf's level comes
+	// first, on its own, and the interior levels after it: each level
+	// then tests only its own kind's minimum and calls its own kind's
+	// without (the leftmost leaf's exemption, below, concerns the leaf
+	// alone), where one loop for both tested the kind twice a level.
+	nd := &l.tlNode
+	if p := l.parent; p != nil {
 		switch {
-		case nd.count() >= nd.minCount() || nd.n > 0 && nd == head:
-			i := int(nd.pos)
+		case l.n >= leafMin || l.n > 0 && l == t.head:
+			i := int(l.pos & (innerMax - 1)) // no bounds check (insert)
 			a := p.aggOf(i)
 			if keeps(a, x) {
 				goto done
 			}
-			var na agg // withoutNode, written out: one call fewer a level
-			if nd.leaf {
-				na = nd.asLeaf().without(a, x)
-			} else {
-				na = nd.asInner().without(a, x)
-			}
+			na := l.without(a, x)
 			if na == a {
 				goto done
 			}
 			p.setAgg(i, na)
-		case nd == head:
+		case l == t.head:
 			// The emptied leftmost leaf, child 0 of p.
 			p.removeKid(0)
 			t.free.free(nd, t.count)
-			t.head, head = nil, nil
+			t.head = nil
 		default:
-			t.refill(p, int(nd.pos))
+			t.refill(p, int(l.pos))
+		}
+		for nd, p = &p.tlNode, p.parent; p != nil; nd, p = &p.tlNode, p.parent {
+			if nd.n < innerMin {
+				t.refill(p, int(nd.pos))
+				continue
+			}
+			i := int(nd.pos & (innerMax - 1))
+			a := p.aggOf(i)
+			if keeps(a, x) {
+				goto done
+			}
+			na := nd.asInner().without(a, x)
+			if na == a {
+				goto done
+			}
+			p.setAgg(i, na)
 		}
 	}
 	// At the root: an interior root that keeps two children or more, what
@@ -579,7 +617,8 @@ func (t *bTimeline) replace(out, in *SchedEntity) {
 	}
 	t.count--
 	j := t.position(l, out)
-	xo := l.agg(j)
+	xo := agg{out.vruntime, out.slice, out.slice} // as in erase
+	out.tlLeaf = nil
 	l.replaceAt(j, in)
 	// The tree's aggregate loses xo and gains in's, which insert already
 	// merged: only the extremes xo attained are refolded. The test is
@@ -853,21 +892,25 @@ func (t *bTimeline) findEligible(m *eligibleMatcher) *SchedEntity {
 		nd = in.kids[i&(innerMax-1)]
 	}
 	l := nd.asLeaf()
-	o := uint(l.off) // read once, as in tlLeaf.fold
-	if k := o % leafMax; int64(l.v[k]-zero) <= limit {
+	k, n := uint(l.off)%leafMax, uint(l.n) // read once, as in tlLeaf.fold
+	if int64(l.v[k]-zero) <= limit {
 		// The first entity, tested before the loop and its bound.
 		m.visited++
 		t.hint = uint8(k)
 		return l.se[k]
 	}
-	for j, end := o+1, o+uint(l.n); j < end; j++ {
-		if k := j % leafMax; int64(l.v[k]-zero) <= limit {
-			m.visited += int(j-o) + 1
+	// The others, the slot carried and the entities left counted down:
+	// one instruction an entity fewer than a position compared with the
+	// end and reduced to a slot.
+	for c := n - 1; c > 0; c-- {
+		k = (k + 1) % leafMax
+		if int64(l.v[k]-zero) <= limit {
+			m.visited += int(n-c) + 1
 			t.hint = uint8(k)
 			return l.se[k]
 		}
 	}
-	m.visited += l.count()
+	m.visited += int(n)
 	return nil
 }
 
