@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -61,47 +60,7 @@ func TestDecodeCycleFindsTheRunSleepLoop(t *testing.T) {
 // and every configuration file of this package's testdata and of
 // examples/configs.
 func TestDecodedCyclesGiveIdenticalRuns(t *testing.T) {
-	type run struct {
-		name string
-		cfg  func(t *testing.T) Config
-		log  bool
-	}
-	var runs []run
-	for _, tc := range oneCPUCases {
-		runs = append(runs, run{"one CPU " + tc.name, func(*testing.T) Config {
-			return benchConfig(100, tc.hogs, 300*time.Millisecond)
-		}, true})
-		runs = append(runs, run{"8 CPUs " + tc.name, func(*testing.T) Config {
-			cfg := benchConfig(32, tc.hogs/4, 100*time.Millisecond)
-			cfg.CPUs = 8
-			return cfg
-		}, false})
-	}
-	runs = append(runs, run{"4 CPUs, costs and slack", func(*testing.T) Config {
-		var specs []TaskSpec
-		for i := range 24 {
-			specs = append(specs, TaskSpec{Name: fmt.Sprintf("t%d", i), Program: []Phase{
-				Forever(RunJitter(50*time.Microsecond, 450*time.Microsecond), SleepJitter(100*time.Microsecond, 1900*time.Microsecond)),
-			}})
-		}
-		return Config{Seed: 3, CPUs: 4, Duration: 100 * time.Millisecond, WakeupCost: 3 * time.Microsecond, TimerSlack: 50 * time.Microsecond,
-			SwitchCost: 2 * time.Microsecond, Workloads: []Workload{Custom("slack", specs...)}}
-	}, false})
-	files, err := filepath.Glob(filepath.Join("..", "examples", "configs", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = append(files, filepath.Join("testdata", "config.json"), filepath.Join("testdata", "machine.json"))
-	for _, f := range files {
-		runs = append(runs, run{filepath.Base(f), func(t *testing.T) Config {
-			cfg, err := LoadConfig(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.Duration = min(cfg.Duration, 50*time.Millisecond)
-			return cfg
-		}, false})
-	}
+	runs := identityRuns(t)
 	decodedSomewhere := false
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {

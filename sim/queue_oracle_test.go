@@ -17,47 +17,7 @@ import (
 // switch costs and timer slack, and the configuration files of this
 // package's testdata and of examples/configs, cut to a short run.
 func TestQueueFormsGiveIdenticalRuns(t *testing.T) {
-	type run struct {
-		name string
-		cfg  func(t *testing.T) Config
-		log  bool // write the scenario log too (one CPU)
-	}
-	var runs []run
-	for _, tc := range oneCPUCases {
-		runs = append(runs, run{"one CPU " + tc.name, func(*testing.T) Config {
-			return benchConfig(100, tc.hogs, 300*time.Millisecond)
-		}, true})
-		runs = append(runs, run{"8 CPUs " + tc.name, func(*testing.T) Config {
-			cfg := benchConfig(32, tc.hogs/4, 100*time.Millisecond)
-			cfg.CPUs = 8
-			return cfg
-		}, false})
-	}
-	runs = append(runs, run{"4 CPUs, costs and slack", func(*testing.T) Config {
-		var specs []TaskSpec
-		for i := range 24 {
-			specs = append(specs, TaskSpec{Name: fmt.Sprintf("t%d", i), Program: []Phase{
-				Forever(RunJitter(50*time.Microsecond, 450*time.Microsecond), SleepJitter(100*time.Microsecond, 1900*time.Microsecond)),
-			}})
-		}
-		return Config{Seed: 3, CPUs: 4, Duration: 100 * time.Millisecond, WakeupCost: 3 * time.Microsecond, TimerSlack: 50 * time.Microsecond,
-			SwitchCost: 2 * time.Microsecond, Workloads: []Workload{Custom("slack", specs...)}}
-	}, false})
-	files, err := filepath.Glob(filepath.Join("..", "examples", "configs", "*.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files = append(files, filepath.Join("testdata", "config.json"), filepath.Join("testdata", "machine.json"))
-	for _, f := range files {
-		runs = append(runs, run{filepath.Base(f), func(t *testing.T) Config {
-			cfg, err := LoadConfig(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.Duration = min(cfg.Duration, 50*time.Millisecond)
-			return cfg
-		}, false})
-	}
+	runs := identityRuns(t)
 	forms := []struct {
 		name     string
 		max, min int
@@ -114,4 +74,56 @@ func queueFormRun(cfg Config, log bool) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("%s\n--- ftrace\n%s\n--- scenario\n%s", rep.String(), ft.String(), scen.String()), nil
+}
+
+// identityRun is one configuration of the tests that run the simulator in
+// two forms and require identical output.
+type identityRun struct {
+	name string
+	cfg  func(t *testing.T) Config
+	log  bool // write the scenario log too (one CPU)
+}
+
+// identityRuns are those configurations: the benchmark's (one CPU and
+// eight), several CPUs with wakeup and switch costs and timer slack, and
+// the configuration files of this package's testdata and of
+// examples/configs, cut to a short run.
+func identityRuns(t *testing.T) []identityRun {
+	var runs []identityRun
+	for _, tc := range oneCPUCases {
+		runs = append(runs, identityRun{"one CPU " + tc.name, func(*testing.T) Config {
+			return benchConfig(100, tc.hogs, 300*time.Millisecond)
+		}, true})
+		runs = append(runs, identityRun{"8 CPUs " + tc.name, func(*testing.T) Config {
+			cfg := benchConfig(32, tc.hogs/4, 100*time.Millisecond)
+			cfg.CPUs = 8
+			return cfg
+		}, false})
+	}
+	runs = append(runs, identityRun{"4 CPUs, costs and slack", func(*testing.T) Config {
+		var specs []TaskSpec
+		for i := range 24 {
+			specs = append(specs, TaskSpec{Name: fmt.Sprintf("t%d", i), Program: []Phase{
+				Forever(RunJitter(50*time.Microsecond, 450*time.Microsecond), SleepJitter(100*time.Microsecond, 1900*time.Microsecond)),
+			}})
+		}
+		return Config{Seed: 3, CPUs: 4, Duration: 100 * time.Millisecond, WakeupCost: 3 * time.Microsecond, TimerSlack: 50 * time.Microsecond,
+			SwitchCost: 2 * time.Microsecond, Workloads: []Workload{Custom("slack", specs...)}}
+	}, false})
+	files, err := filepath.Glob(filepath.Join("..", "examples", "configs", "*.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join("testdata", "config.json"), filepath.Join("testdata", "machine.json"))
+	for _, f := range files {
+		runs = append(runs, identityRun{filepath.Base(f), func(t *testing.T) Config {
+			cfg, err := LoadConfig(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Duration = min(cfg.Duration, 50*time.Millisecond)
+			return cfg
+		}, false})
+	}
+	return runs
 }
