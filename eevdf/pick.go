@@ -65,7 +65,8 @@ func (rq *CfsRq) pickEevdf(protect bool) *SchedEntity {
 // it spared.
 func (rq *CfsRq) pickDeadline(protect bool) (*SchedEntity, int64) {
 	rq.stats.Picks++
-	// timeline.first, the B-tree's field read here (no inline mark).
+	// The leftmost entity: the B-tree's field read directly, the red-black
+	// tree's first node otherwise (no inline mark).
 	var leftmost *SchedEntity
 	if t := rq.tl.rb; t == nil {
 		leftmost = rq.tl.b.first

@@ -96,14 +96,6 @@ func newTimeline(b Backend) timeline {
 	return timeline{}
 }
 
-// first is the leftmost entity (nil if empty).
-func (t *timeline) first() *SchedEntity {
-	if t.rb != nil {
-		return t.rb.first()
-	}
-	return t.b.leftmost()
-}
-
 // root returns the aggregate over the whole timeline.
 func (t *timeline) root() (agg, bool) {
 	if t.rb != nil {
