@@ -81,11 +81,8 @@ func (rq *CfsRq) Wakeup(se *SchedEntity, wf WakeFlags) error {
 			rq.enqueueTask(se, EnqueueDelayed)
 		} else {
 			// enqueueTask's path for EnqueueDelayed without PELT,
-			// written here as in Enqueue (a call fewer).
-			if !rq.before71() {
-				rq.updateCurr()
-			}
-			rq.requeueDelayedEntity(se)
+			// without its call, as in Enqueue.
+			rq.requeueDelayedEntity(se, !rq.before71())
 		}
 		if se != rq.curr {
 			rq.wakeupPreempt(se, wf|WFTTWU)

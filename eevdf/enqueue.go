@@ -36,13 +36,9 @@ func (rq *CfsRq) Enqueue(se *SchedEntity, flags EnqueueFlags) error {
 		}
 	}
 	if requeue && !rq.pelt {
-		// enqueueTask's path for EnqueueDelayed without PELT, written
-		// here (a call fewer at each wakeup of a delayed entity): v7.1
-		// requeued it before charging curr, the later kernels after.
-		if c := rq.curr; rq.kernel < KernelV71 && c != nil && int64(rq.clock-c.execStart) > 0 {
-			rq.chargeCurr(c) // updateCurr after v7.1 (no inline mark)
-		}
-		rq.requeueDelayedEntity(se)
+		// enqueueTask's path for EnqueueDelayed without PELT, without
+		// its call (a call fewer at each wakeup of a delayed entity).
+		rq.requeueDelayedEntity(se, rq.kernel < KernelV71)
 		return nil
 	}
 	rq.enqueueTask(se, flags)
@@ -96,7 +92,7 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 		// update saw a stale V), and placed a current entity before the
 		// charge.
 		if flags&EnqueueDelayed != 0 {
-			rq.requeueDelayedEntity(se)
+			rq.requeueDelayedEntity(se, false)
 			return
 		}
 		if isCurr {
@@ -108,7 +104,7 @@ func (rq *CfsRq) enqueueTask(se *SchedEntity, flags EnqueueFlags) {
 			rq.chargeCurr(c) // updateCurr (no inline mark)
 		}
 		if flags&EnqueueDelayed != 0 {
-			rq.requeueDelayedEntity(se)
+			rq.requeueDelayedEntity(se, false) // curr charged just above
 			return
 		}
 		if isCurr {
@@ -207,7 +203,16 @@ func (rq *CfsRq) dequeueEntity(se *SchedEntity) {
 // the delayed clamps; if a clamp changed it, the entity is re-placed with
 // the clamped lag and a fresh deadline, otherwise it keeps its vruntime and
 // deadline. Seed 000's toggle selects the clamps (lag.go).
-func (rq *CfsRq) requeueDelayedEntity(se *SchedEntity) {
+//
+// charge asks for update_curr first, as the kernels after v7.1 make it
+// before the requeue (v7.1 made it after, and enqueueTask's own paths
+// charge curr themselves): Enqueue's and Wakeup's paths without PELT
+// call this directly, and the charge is here rather than written out in
+// each of them.
+func (rq *CfsRq) requeueDelayedEntity(se *SchedEntity, charge bool) {
+	if c := rq.curr; charge && c != nil && int64(rq.clock-c.execStart) > 0 {
+		rq.chargeCurr(c) // updateCurr (no inline mark)
+	}
 	replace := false
 	switch rq.floor { // floorMode (no inline mark)
 	case floorFinal:
