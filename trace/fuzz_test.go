@@ -2,6 +2,7 @@ package trace
 
 import (
 	"bytes"
+	"compress/gzip"
 	"errors"
 	"io"
 	"os"
@@ -28,6 +29,33 @@ func seedFiles(f *testing.F, files []string, extra ...string) {
 	}
 }
 
+// compressedInput reports whether NewReader decompresses data before it
+// reads it: gzip's magic, or an atrace TRACE: line followed by zlib's first
+// byte (0x78), as NewReader tests them.
+func compressedInput(data []byte) bool {
+	if len(data) >= 2 && data[0] == 0x1f && data[1] == 0x8b {
+		return true
+	}
+	if !bytes.HasPrefix(data, []byte("TRACE:\n")) && !bytes.HasPrefix(data, []byte("TRACE:\r\n")) {
+		return false
+	}
+	i := bytes.IndexByte(data, '\n') + 1
+	return len(data) > i && data[i] == 0x78
+}
+
+// gzipped returns data compressed with gzip.
+func gzipped(f *testing.F, data []byte) []byte {
+	var b bytes.Buffer
+	w := gzip.NewWriter(&b)
+	if _, err := w.Write(data); err != nil {
+		f.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		f.Fatal(err)
+	}
+	return b.Bytes()
+}
+
 // checkText reads data as format in strict and lenient mode. Nothing may
 // panic; a strict error is a *SyntaxError whose message is
 // "fuzz:LINE: reason" with LINE one of the input's lines, or a
@@ -39,7 +67,7 @@ func checkText(t *testing.T, data []byte, format Format) {
 	for _, lenient := range []bool{false, true} {
 		r, err := NewReader(bytes.NewReader(data), Options{Format: format, Lenient: lenient, Name: "fuzz"})
 		if err != nil {
-			if !gz && !strings.HasPrefix(string(data), "TRACE:") {
+			if !compressedInput(data) || !errors.Is(err, ErrFormat) {
 				t.Fatalf("NewReader: %v", err)
 			}
 			return
@@ -114,17 +142,27 @@ func FuzzSystrace(f *testing.F) {
 
 // FuzzPerfetto: nothing panics; every error is a SyntaxError naming an
 // offset inside the input, or ErrUnsupported for zstd-compressed packets.
+// Input that NewReader decompresses (gzip, or atrace's zlib after a TRACE:
+// line) may instead be refused by NewReader with ErrFormat when its header
+// is bad, and its offsets count the decompressed stream, so they are only
+// bound below.
 func FuzzPerfetto(f *testing.F) {
 	seedFiles(f, []string{"perfetto_android12.pftrace"})
 	cs := pb(nil).str(csInternTable, "c").packed(csSwitchTimestamp, 2000).packed(csSwitchPrevState, 256).
 		packed(csSwitchNextPid, 12).packed(csSwitchNextPrio, 120).packed(csSwitchNextComm, 0)
-	f.Add([]byte(packet(pb(nil).bytes(pfPacketFtrace, pb(nil).varint(pfBundleCPU, 1).varint(pfBundleLost, 1).bytes(pfBundleCompact, cs)))))
+	compact := []byte(packet(pb(nil).bytes(pfPacketFtrace, pb(nil).varint(pfBundleCPU, 1).varint(pfBundleLost, 1).bytes(pfBundleCompact, cs))))
+	f.Add(compact)
 	f.Add([]byte(systemInfoPacket("4.9.1")))
+	f.Add(gzipped(f, compact))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		compressed := compressedInput(data)
 		for _, lenient := range []bool{false, true} {
 			r, err := NewReader(bytes.NewReader(data), Options{Format: FormatPerfetto, Lenient: lenient, Name: "fuzz"})
 			if err != nil {
-				t.Fatalf("NewReader: %v", err)
+				if !compressed || !errors.Is(err, ErrFormat) {
+					t.Fatalf("NewReader: %v", err)
+				}
+				return
 			}
 			n := 0
 			for {
@@ -137,7 +175,7 @@ func FuzzPerfetto(f *testing.F) {
 					if errors.Is(err, ErrUnsupported) {
 						break // zstd-compressed packets
 					}
-					if !errors.As(err, &se) || se.Offset < 0 || se.Offset > int64(len(data)) {
+					if !errors.As(err, &se) || se.Offset < 0 || !compressed && se.Offset > int64(len(data)) {
 						t.Fatalf("error %v is not a SyntaxError inside the input", err)
 					}
 					break
