@@ -31,7 +31,10 @@
 # GODEBUG=asyncpreemptoff=1, and divides the difference. Callgrind counts
 # only the measured function (a client request turns counting on and
 # off), so start-up and parsing count nothing, and the difference cancels
-# what each run does once. amd64 only. About 35 s on a 2-vCPU machine.
+# what each run does once. A run that dies of SIGILL on an RDTSCP valgrind
+# 3.19 cannot translate (the Go runtime reads the cycle counter when one of
+# its locks is contended) is run again, up to five times. amd64 only.
+# About 35 s on a 2-vCPU machine.
 #
 # Usage, from anywhere in the repository:
 #   bash bench/instructions.sh                     # the whole table

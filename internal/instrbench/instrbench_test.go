@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +128,68 @@ func TestReplayOpsBeyondTheFile(t *testing.T) {
 	}
 	if err := work([]string{"replay", file, "btree", "1", fmt.Sprint(n + 1)}); err == nil {
 		t.Errorf("%d operations of %d: no error", n+1, n)
+	}
+}
+
+// fakeValgrind writes a shell script that stands in for valgrind: its
+// first fails runs print stderr and exit 1, the later ones print a count
+// of 12345; every run appends a line to the returned log.
+func fakeValgrind(t *testing.T, fails int, stderr string) (script, log string) {
+	t.Helper()
+	dir := t.TempDir()
+	script, log = filepath.Join(dir, "valgrind"), filepath.Join(dir, "runs")
+	body := fmt.Sprintf(`#!/bin/sh
+echo run >> %q
+if [ "$(wc -l < %q)" -le %d ]; then printf '%%s\n' %q >&2; exit 1; fi
+echo '==1== Collected : 12345' >&2
+`, log, log, fails, stderr)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return script, log
+}
+
+func runsLogged(t *testing.T, log string) int {
+	t.Helper()
+	b, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte("\n"))
+}
+
+// TestCallgrindRunsAgainAfterRDTSCP: a run that died on valgrind's
+// unhandled RDTSCP is run again until it ends, at most rdtscpAttempts
+// times; any other failure is reported at once.
+func TestCallgrindRunsAgainAfterRDTSCP(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to stand in for valgrind")
+	}
+	sigill := "vex amd64->IR: unhandled instruction bytes: 0xF 0x1 0xF9 0x48 0xC1 0xE2 0x20 0x48 0x1 0xD0"
+	out := filepath.Join(t.TempDir(), "cg.out")
+
+	vg, log := fakeValgrind(t, 2, sigill)
+	n, err := callgrind(vg, out, "self", []string{"x"})
+	if err != nil || n != 12345 {
+		t.Fatalf("after two RDTSCP deaths: %d, %v; want 12345, nil", n, err)
+	}
+	if got := runsLogged(t, log); got != 3 {
+		t.Errorf("%d runs, want 3", got)
+	}
+
+	vg, log = fakeValgrind(t, 100, sigill)
+	if _, err := callgrind(vg, out, "self", []string{"x"}); err == nil || !strings.Contains(err.Error(), "0xF9") {
+		t.Errorf("RDTSCP on every run: error %v, want one quoting valgrind", err)
+	}
+	if got := runsLogged(t, log); got != rdtscpAttempts {
+		t.Errorf("%d runs, want %d", got, rdtscpAttempts)
+	}
+
+	vg, log = fakeValgrind(t, 1, "valgrind: something else went wrong")
+	if _, err := callgrind(vg, out, "self", []string{"x"}); err == nil {
+		t.Error("another failure: no error")
+	}
+	if got := runsLogged(t, log); got != 1 {
+		t.Errorf("another failure: %d runs, want 1", got)
 	}
 }

@@ -129,15 +129,37 @@ func run(w io.Writer, valgrind, keep, only string) error {
 	return nil
 }
 
+// rdtscpAttempts bounds how often callgrind runs a measurement whose
+// program died on RDTSCP.
+const rdtscpAttempts = 5
+
+// rdtscpUnhandled is how valgrind (3.19 and earlier) reports an RDTSCP
+// instruction (0f 01 f9) it cannot translate. The Go runtime executes one
+// only when a runtime lock is contended (lock2's spin reads the cycle
+// counter), which under valgrind's one-thread-at-a-time schedule depends
+// on timing: the program then dies of SIGILL, and the same run again
+// usually does not.
+var rdtscpUnhandled = []byte("unhandled instruction bytes: 0xF 0x1 0xF9")
+
 // callgrind runs self with args under callgrind and returns the
-// instructions it collected.
+// instructions it collected. A run that died on an RDTSCP valgrind cannot
+// translate is run again, up to rdtscpAttempts times: counting starts and
+// stops at the measured function, so a run that ends counts the same.
 func callgrind(valgrind, outFile, self string, args []string) (uint64, error) {
-	cmd := exec.Command(valgrind, append([]string{"--tool=callgrind", "--callgrind-out-file=" + outFile,
-		"--collect-atstart=no", self, "work"}, args...)...)
-	cmd.Env = append(os.Environ(), "GOGC=off", "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
 	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
+	for attempt := 1; ; attempt++ {
+		cmd := exec.Command(valgrind, append([]string{"--tool=callgrind", "--callgrind-out-file=" + outFile,
+			"--collect-atstart=no", self, "work"}, args...)...)
+		cmd.Env = append(os.Environ(), "GOGC=off", "GOMAXPROCS=1", "GODEBUG=asyncpreemptoff=1")
+		stderr.Reset()
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if err == nil {
+			break
+		}
+		if attempt < rdtscpAttempts && bytes.Contains(stderr.Bytes(), rdtscpUnhandled) {
+			continue
+		}
 		return 0, fmt.Errorf("%s work %s: %w\n%s", valgrind, strings.Join(args, " "), err, stderr.String())
 	}
 	m := regexp.MustCompile(`Collected : (\d+)`).FindSubmatch(stderr.Bytes())
