@@ -408,7 +408,8 @@ func TestEqualItemsDoNotBreakTheTree(t *testing.T) {
 	if err := tr.Verify(); err == nil {
 		t.Error("Verify() accepted two equal items")
 	}
-	if !tr.Delete(50) || !tr.Delete(50) || tr.Delete(50) {
+	first, second, third := tr.Delete(50), tr.Delete(50), tr.Delete(50)
+	if !first || !second || third {
 		t.Error("deleting the two equal items did not succeed exactly twice")
 	}
 	mustVerify(t, tr)

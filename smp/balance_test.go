@@ -429,11 +429,9 @@ func TestIneligibleTaskWaitsForAFailure(t *testing.T) {
 // takes a task.
 func TestPinnedTasksMarkTheParentGroupImbalanced(t *testing.T) {
 	h := newHarness(t, topology.Machine{Packages: 2, LLCsPerPackage: 1, CoresPerLLC: 2, ThreadsPerCore: 1}, noNIRandom)
-	var ts []*Task
 	for range 3 {
 		tk := h.pinnedStart(0)
 		tk.allowed, tk.nrAllowed = topology.MaskOf(4, 0, 2), 2
-		ts = append(ts, tk)
 	}
 	h.at(h.now + 1_000_000)
 	mc1 := h.s.top.Domains(1)[0]
