@@ -164,7 +164,9 @@ const (
 // NewReader detects the format of r (unless opt says it), decompressing
 // gzip input transparently, and returns a Reader positioned at the first
 // event. It fails with ErrUnsupported for trace.dat and perf.data files and
-// ErrFormat for input in no known format.
+// ErrFormat for input in no known format, and for gzip input, or atrace's
+// zlib after its TRACE: line, whose header cannot be read (whatever
+// Options.Format says).
 func NewReader(r io.Reader, opt Options) (*Reader, error) {
 	name := opt.Name
 	if name == "" {
@@ -266,7 +268,9 @@ func (r *Reader) Stats() Stats { return r.stats }
 // Next returns the next event. At the end of the input it returns io.EOF;
 // after any error it keeps returning that error. In strict mode the first
 // malformed line or record is a *SyntaxError; in lenient mode it is skipped
-// and counted.
+// and counted. In compressed input, a Perfetto SyntaxError's offset counts
+// the decompressed bytes, and a text format may also end on the
+// decompressor's own error for a damaged stream.
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
 		return Event{}, r.err
