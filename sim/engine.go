@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/schedmodel/fairclass/eevdf"
@@ -304,6 +305,11 @@ func (s *Sim) configure() error {
 			return fmt.Errorf("workload %q: %w", w.Name(), err)
 		}
 		info := wlInfo{name: w.Name(), kind: w.Kind(), first: int32(len(s.tasks)), n: int32(len(specs))}
+		// One allocation for the workload's tasks, not a doubling per
+		// append: a task is over 500 bytes, and the copies left behind by
+		// growing a slice of thousands of them are what the collector
+		// would find first.
+		s.tasks = slices.Grow(s.tasks, len(specs))
 		for i := range specs {
 			if err := s.addTask(comp, int32(wi), &specs[i]); err != nil {
 				return fmt.Errorf("workload %q: task %q: %w", w.Name(), specs[i].Name, err)
