@@ -481,10 +481,18 @@ func (h *harness) comparePick() {
 	}
 }
 
-func runHarness(t testing.TB, data []byte) {
+func runHarness(t testing.TB, data []byte) { stepHarness(t, data, nil) }
+
+// stepHarness runs the operation sequence data through a harness, at most
+// 2000 steps, and calls after (when not nil) after each step, with the
+// harness and its run queue in the state that step left.
+func stepHarness(t testing.TB, data []byte, after func(h *harness, rq *CfsRq)) {
 	h, r := newHarness(t, data)
 	for steps := 0; !r.done() && steps < 2000; steps++ {
 		h.step(r)
+		if after != nil {
+			after(h, h.rq)
+		}
 	}
 }
 

@@ -10,12 +10,9 @@ import "testing"
 func TestPickReturnsAvgVruntimeMove(t *testing.T) {
 	checked := 0
 	for _, b := range propertyInputs(80) {
-		h, r := newHarness(t, b)
-		rq := h.rq
-		for steps := 0; !r.done() && steps < 2000; steps++ {
-			h.step(r)
+		stepHarness(t, b, func(h *harness, rq *CfsRq) {
 			if rq.hNrQueued < 2 || rq.kernel.minVruntimeRef() {
-				continue
+				return
 			}
 			checked++
 			want := int64(0)
@@ -33,7 +30,7 @@ func TestPickReturnsAvgVruntimeMove(t *testing.T) {
 				delta = d
 			}
 			if rq.vAtZero {
-				continue // the wakeup check moves nothing then
+				return // the wakeup check moves nothing then
 			}
 			zero, sum := rq.zeroVruntime, rq.sumWVruntime
 			rq.updateZeroVruntime(delta) // the wakeup check's move
@@ -45,7 +42,7 @@ func TestPickReturnsAvgVruntimeMove(t *testing.T) {
 				h.fail("moved by the pick's V: zero_vruntime %d, sum %d, held; avg_vruntime: V %d, zero_vruntime %d, sum %d, held %v",
 					movedZero, movedSum, v, rq.zeroVruntime, rq.sumWVruntime, rq.vAtZero)
 			}
-		}
+		})
 	}
 	if checked == 0 {
 		t.Fatal("no step left more than one entity queued")

@@ -10,12 +10,9 @@ import "testing"
 func TestHeldVAgreesWithTheSums(t *testing.T) {
 	held := 0
 	for _, b := range propertyInputs(80) {
-		h, r := newHarness(t, b)
-		rq := h.rq
-		for steps := 0; !r.done() && steps < 2000; steps++ {
-			h.step(r)
+		stepHarness(t, b, func(h *harness, rq *CfsRq) {
 			if !rq.vAtZero {
-				continue
+				return
 			}
 			held++
 			for _, protect := range []bool{true, false} {
@@ -36,7 +33,7 @@ func TestHeldVAgreesWithTheSums(t *testing.T) {
 			if !rq.vAtZero {
 				h.fail("avg_vruntime's move over a positive load does not hold V")
 			}
-		}
+		})
 	}
 	if held == 0 {
 		t.Fatal("no step left V held at zero_vruntime")
